@@ -1,0 +1,58 @@
+# pmcshim: make | make test | make demo | make bench | make deps
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror
+DEFS    := -D_GNU_SOURCE
+B       := build
+
+SHIM_SRC := $(wildcard preload/*.c)
+SHIM_HDR := $(wildcard preload/*.h) include/pmcshim.h
+SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -fPIC -fvisibility=hidden \
+               -ftls-model=initial-exec -pthread
+# libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
+SHIM_LIBS := -ldl -pthread
+
+APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
+
+.PHONY: all test demo bench deps clean check-deps
+all: check-deps $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
+
+# --- dependencies ---------------------------------------------------------
+DEB_DEPS := libunwind-dev uthash-dev libjansson-dev
+check-deps:
+	@missing=""; for h in libunwind.h uthash.h jansson.h; do \
+	  echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
+	if [ -n "$$missing" ]; then echo "missing headers:$$missing -- run 'make deps'" \
+	  "(or: apt-get install $(DEB_DEPS))"; exit 1; fi
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_DEPS) libunwind8 gcc make; \
+	else echo "run as root, or: sudo apt-get install $(DEB_DEPS)"; fi
+
+# --- shim -----------------------------------------------------------------
+$(B)/shim/%.o: preload/%.c $(SHIM_HDR) | $(B)/shim
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
+
+$(B)/libpmcshim.so: $(SHIM_SRC:preload/%.c=$(B)/shim/%.o)
+	$(CC) -shared -o $@ $^ $(SHIM_LIBS)
+
+$(B)/shim:
+	mkdir -p $@
+
+# --- tools and example ----------------------------------------------------
+$(B)/pmcshim-report: tools/pmcshim-report.c | $(B)/shim
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -o $@ $< -ljansson
+
+$(B)/demo: examples/demo.c include/pmcshim.h | $(B)/shim
+	$(CC) $(APP_CFLAGS) -o $@ $< -ldl
+
+demo: all
+	@cd $(B) && rm -f pmcshim-demo-*.json && \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so ./demo && \
+	  ./pmcshim-report pmcshim-demo-*.json
+
+clean:
+	rm -rf $(B)
+
+include tests/tests.mk

@@ -1,0 +1,73 @@
+#include "clock.h"
+
+#include <time.h>
+
+#define MIN_CALIBRATION_NS 2000000u	/* 2 ms: ~1e-5 error from the clock reads */
+
+static uint64_t start_ticks, start_mono, start_real;
+static double ticks_per_ns = 1.0;
+
+static uint64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t clock_mono_ns(void)
+{
+	return ns_of(CLOCK_MONOTONIC);
+}
+
+uint64_t clock_real_ns(void)
+{
+	return ns_of(CLOCK_REALTIME);
+}
+
+uint64_t clock_thread_cpu_ns(void)
+{
+	return ns_of(CLOCK_THREAD_CPUTIME_ID);
+}
+
+void clock_start(void)
+{
+	start_real = clock_real_ns();
+	start_mono = clock_mono_ns();
+	start_ticks = arch_ticks();
+}
+
+uint64_t clock_start_real_ns(void)
+{
+	return start_real;
+}
+
+uint64_t clock_start_mono_ns(void)
+{
+	return start_mono;
+}
+
+void clock_calibrate(void)
+{
+	uint64_t mono = clock_mono_ns(), ticks;
+
+	if (mono - start_mono < MIN_CALIBRATION_NS) {
+		uint64_t left = MIN_CALIBRATION_NS - (mono - start_mono);
+		struct timespec ts = { 0, (long)left };
+		nanosleep(&ts, NULL);
+	}
+	mono = clock_mono_ns();
+	ticks = arch_ticks();
+	if (ticks > start_ticks)
+		ticks_per_ns = (double)(ticks - start_ticks) / (double)(mono - start_mono);
+}
+
+double clock_ticks_per_ns(void)
+{
+	return ticks_per_ns;
+}
+
+uint64_t clock_ticks_to_ns(uint64_t ticks)
+{
+	return (uint64_t)((double)ticks / ticks_per_ns + 0.5);
+}

@@ -1,0 +1,22 @@
+/* Wall time in ticks (rdtsc / cntvct) on the hot path, converted to ns
+ * when the report is written, against CLOCK_MONOTONIC over the whole run. */
+#ifndef PMCSHIM_CLOCK_H
+#define PMCSHIM_CLOCK_H
+
+#include <stdint.h>
+
+#include "arch.h"
+
+void clock_start(void);		/* at process start (and in a fork child) */
+/* Fix the tick rate; spins briefly when the run was too short to tell. */
+void clock_calibrate(void);
+double clock_ticks_per_ns(void);
+uint64_t clock_ticks_to_ns(uint64_t ticks);
+uint64_t clock_mono_ns(void);
+uint64_t clock_real_ns(void);
+uint64_t clock_thread_cpu_ns(void);
+/* Process start, CLOCK_REALTIME and CLOCK_MONOTONIC. */
+uint64_t clock_start_real_ns(void);
+uint64_t clock_start_mono_ns(void);
+
+#endif

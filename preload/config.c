@@ -1,0 +1,117 @@
+/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_OUTPUT, PMCSHIM_QUIET. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static int parse_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+static void load_events(struct config *c)
+{
+	const char *v = getenv("PMCSHIM_EVENTS");
+	char err[512];
+
+	if (!v)
+		v = CONFIG_DEFAULT_EVENTS;
+	if (events_parse_list(v, &c->events, err, sizeof(err)) > 0)
+		log_error("PMCSHIM_EVENTS: skipped %s; measuring %d event%s%s",
+			  err, c->events.n, c->events.n == 1 ? "" : "s",
+			  c->events.n ? "" : " (wall time, calls and stacks only)");
+}
+
+static void load_depth(struct config *c)
+{
+	const char *v = getenv("PMCSHIM_STACK_DEPTH");
+	char *end;
+	long d;
+
+	c->stack_depth = CONFIG_DEFAULT_DEPTH;
+	if (!v || !*v)
+		return;
+	errno = 0;
+	d = strtol(v, &end, 10);
+	if (errno || *end || end == v || d < 0 || d > CONFIG_MAX_DEPTH) {
+		log_error("PMCSHIM_STACK_DEPTH='%s': want 0..%d; using %d",
+			  v, CONFIG_MAX_DEPTH, CONFIG_DEFAULT_DEPTH);
+		return;
+	}
+	c->stack_depth = (int)d;
+}
+
+static void load_output(struct config *c)
+{
+	const char *v = getenv("PMCSHIM_OUTPUT");
+
+	if (v && strlen(v) >= sizeof(c->output)) {
+		log_error("PMCSHIM_OUTPUT is longer than %zu bytes; using %s",
+			  sizeof(c->output) - 1, CONFIG_DEFAULT_OUTPUT);
+		v = NULL;
+	}
+	if (v && !*v) {
+		log_error("PMCSHIM_OUTPUT is empty; using %s", CONFIG_DEFAULT_OUTPUT);
+		v = NULL;
+	}
+	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
+}
+
+void config_load(struct config *c)
+{
+	int saved = errno;
+
+	memset(c, 0, sizeof(*c));
+	c->quiet = parse_flag("PMCSHIM_QUIET");
+	log_set_quiet(c->quiet);
+	load_events(c);
+	load_depth(c);
+	load_output(c);
+	errno = saved;
+}
+
+static int append(char *out, size_t outlen, size_t *pos, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*pos + n >= outlen)
+		return -1;
+	memcpy(out + *pos, s, n + 1);
+	*pos += n;
+	return 0;
+}
+
+int config_expand_output(const char *pattern, int pid, const char *host,
+			 const char *exe, char *out, size_t outlen)
+{
+	char pidbuf[24], one[2] = { 0, 0 };
+	size_t pos = 0;
+
+	if (outlen == 0)
+		return -1;
+	out[0] = '\0';
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	for (const char *p = pattern; *p; p++) {
+		const char *piece = one;
+
+		one[0] = *p;
+		if (*p == '%' && p[1]) {
+			switch (p[1]) {
+			case 'p': piece = pidbuf; p++; break;
+			case 'h': piece = host; p++; break;
+			case 'e': piece = exe; p++; break;
+			case '%': p++; break;
+			default: break;	/* unknown: kept as written */
+			}
+		}
+		if (append(out, outlen, &pos, piece) != 0)
+			return -1;
+	}
+	return 0;
+}

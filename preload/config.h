@@ -1,0 +1,31 @@
+/* Settings read once from the environment. */
+#ifndef PMCSHIM_CONFIG_H
+#define PMCSHIM_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "events.h"
+
+#define CONFIG_DEFAULT_EVENTS "instructions,cycles"
+#define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.json"
+#define CONFIG_DEFAULT_DEPTH 8
+#define CONFIG_MAX_DEPTH 64
+
+struct config {
+	struct event_list events;
+	int stack_depth;	/* frames above the call site */
+	int quiet;
+	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
+};
+
+/* Fill c from PMCSHIM_* variables; bad values get one message each and
+ * the default. */
+void config_load(struct config *c);
+
+/* Expand %p (pid), %h (host), %e (executable name), %% in pattern.
+ * Returns 0, or -1 when the result does not fit. */
+int config_expand_output(const char *pattern, int pid, const char *host,
+			 const char *exe, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,73 @@
+/* One perf_event group per thread, read from user space where the mmap
+ * page allows it and with one read() of the whole group otherwise. */
+#ifndef PMCSHIM_COUNTERS_H
+#define PMCSHIM_COUNTERS_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "events.h"
+#include "selfread.h"
+
+enum event_source {
+	SOURCE_UNAVAILABLE = 0,
+	SOURCE_READ,		/* read() of the group: ~1.5 us a marker */
+	SOURCE_USER,		/* rdpmc / mrs through the mmap page */
+};
+
+/* What the first thread (the constructor's) found, for the report and so
+ * later threads skip events that can never open. */
+struct event_status {
+	enum event_source source;
+	int err;		/* errno of a failed open */
+	char reason[200];
+};
+
+struct counters {
+	int n;				/* events configured */
+	int nopen;			/* events open in this thread */
+	int all_user;			/* every open event is user-readable */
+	int broken;			/* a read failed; stop reading */
+	int leader;			/* group leader fd, -1 if none */
+	int fd[EVENTS_MAX];		/* -1 where unavailable */
+	struct perf_event_mmap_page *page[EVENTS_MAX];
+	int slot[EVENTS_MAX];		/* position in the group read, -1 if closed */
+};
+
+/* Open ev's events for the calling thread. status[i] is filled when
+ * first is set and consulted otherwise. Never fails as a whole: an event
+ * that cannot open is simply absent (fd -1). */
+void counters_open(struct counters *c, const struct event_list *ev,
+		   struct event_status *status, int first);
+void counters_close(struct counters *c);
+
+/* Slow path of counters_read: one read() of the group. */
+void counters_read_group(struct counters *c, uint64_t *vals);
+
+/* Totals for the report, with enabled/running time per event. Returns 0,
+ * or -1 (values untouched) when nothing could be read. */
+int counters_read_totals(struct counters *c, uint64_t *vals,
+			 uint64_t *enabled, uint64_t *running);
+
+/* Read every open event into vals[i] (i = event position); unavailable
+ * events are left alone. */
+static inline void counters_read(struct counters *c, uint64_t *vals)
+{
+	if (c->nopen == 0)
+		return;
+	if (c->all_user) {
+		int i;
+		for (i = 0; i < c->n; i++)
+			if (c->fd[i] >= 0 &&
+			    !selfread(c->page[i], arch_read_pmc, &vals[i]))
+				break;
+		if (i == c->n)
+			return;
+	}
+	counters_read_group(c, vals);
+}
+
+const char *counters_source_name(enum event_source s);
+
+#endif

@@ -1,0 +1,34 @@
+/* Event names as perf spells them, parsed into perf_event_attr fields. */
+#ifndef PMCSHIM_EVENTS_H
+#define PMCSHIM_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EVENTS_MAX 8
+#define EVENT_NAME_MAX 48
+
+struct event_spec {
+	char name[EVENT_NAME_MAX];	/* as the user wrote it, modifiers included */
+	uint32_t type;			/* PERF_TYPE_* */
+	uint64_t config;
+	int exclude_kernel;
+};
+
+struct event_list {
+	struct event_spec ev[EVENTS_MAX];
+	int n;
+};
+
+/* Parse one name ("cycles", "task-clock", "r01c2", "instructions:uk").
+ * Returns 0, or -1 with a reason in err. */
+int events_parse_one(const char *name, struct event_spec *out,
+		     char *err, size_t errlen);
+
+/* Parse a comma list into list. Bad entries are skipped; each one's reason
+ * is appended to err (empty when all were good). Returns the number of
+ * entries skipped. */
+int events_parse_list(const char *text, struct event_list *list,
+		      char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,124 @@
+/* Event-name parsing and the environment settings. */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+
+#include "../preload/config.h"
+#include "../preload/events.h"
+#include "harness.h"
+
+static void test_generic_names(void)
+{
+	struct event_spec e;
+	char err[200];
+
+	CHECK(events_parse_one("instructions", &e, err, sizeof(err)) == 0, "%s", err);
+	CHECK(e.type == PERF_TYPE_HARDWARE && e.config == PERF_COUNT_HW_INSTRUCTIONS, "instructions");
+	CHECK(e.exclude_kernel == 1, "user space only by default");
+	CHECK(events_parse_one("ref-cycles", &e, err, sizeof(err)) == 0 &&
+	      e.config == PERF_COUNT_HW_REF_CPU_CYCLES, "ref-cycles");
+	CHECK(events_parse_one("stalled-cycles-backend", &e, err, sizeof(err)) == 0 &&
+	      e.config == PERF_COUNT_HW_STALLED_CYCLES_BACKEND, "stalled-cycles-backend");
+	CHECK(events_parse_one("task-clock", &e, err, sizeof(err)) == 0 &&
+	      e.type == PERF_TYPE_SOFTWARE && e.config == PERF_COUNT_SW_TASK_CLOCK, "task-clock");
+	CHECK(events_parse_one("page-faults", &e, err, sizeof(err)) == 0 &&
+	      e.config == PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+}
+
+static void test_raw_and_modifiers(void)
+{
+	struct event_spec e;
+	char err[200];
+
+	CHECK(events_parse_one("r01c2", &e, err, sizeof(err)) == 0, "%s", err);
+	CHECK(e.type == PERF_TYPE_RAW && e.config == 0x1c2, "config=%llx",
+	      (unsigned long long)e.config);
+	CHECK(events_parse_one("cycles:uk", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 0, "cycles:uk counts the kernel");
+	CHECK(events_parse_one("cycles:u", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 1, "cycles:u");
+	CHECK(events_parse_one("r", &e, err, sizeof(err)) != 0, "bare r");
+	CHECK(events_parse_one("r12g4", &e, err, sizeof(err)) != 0, "non-hex raw");
+	CHECK(events_parse_one("r11112222333344445", &e, err, sizeof(err)) != 0, "raw > 64 bits");
+	CHECK(events_parse_one("cycles:x", &e, err, sizeof(err)) != 0 &&
+	      strstr(err, "modifier"), "bad modifier: %s", err);
+}
+
+static void test_bad_names_explained(void)
+{
+	struct event_spec e;
+	char err[200];
+
+	CHECK(events_parse_one("instructionz", &e, err, sizeof(err)) != 0, "typo accepted");
+	CHECK(strstr(err, "'instructionz'") && strstr(err, "unknown event"), "err=%s", err);
+	CHECK(events_parse_one("", &e, err, sizeof(err)) != 0, "empty accepted");
+}
+
+static void test_list_keeps_good_entries(void)
+{
+	struct event_list l;
+	char err[400];
+	int skipped = events_parse_list(" cycles , foo,,instructions,cycles ", &l, err, sizeof(err));
+
+	CHECK(skipped == 2, "skipped=%d", skipped);
+	CHECK(l.n == 2, "n=%d", l.n);
+	CHECK(strcmp(l.ev[0].name, "cycles") == 0 && strcmp(l.ev[1].name, "instructions") == 0,
+	      "order kept, spaces trimmed: '%s' '%s'", l.ev[0].name, l.ev[1].name);
+	CHECK(strstr(err, "'foo'") && strstr(err, "listed twice"), "err=%s", err);
+}
+
+static void test_list_limit(void)
+{
+	struct event_list l;
+	char err[400];
+	int skipped = events_parse_list("r1,r2,r3,r4,r5,r6,r7,r8,r9", &l, err, sizeof(err));
+
+	CHECK(l.n == EVENTS_MAX && skipped == 1, "n=%d skipped=%d", l.n, skipped);
+	CHECK(strstr(err, "more than"), "err=%s", err);
+}
+
+static void test_output_expansion(void)
+{
+	char out[128];
+
+	CHECK(config_expand_output("r-%e-%p-%h.json", 42, "box", "app", out, sizeof(out)) == 0, "fits");
+	CHECK(strcmp(out, "r-app-42-box.json") == 0, "out=%s", out);
+	CHECK(config_expand_output("100%%-%q%", 1, "h", "e", out, sizeof(out)) == 0 &&
+	      strcmp(out, "100%-%q%") == 0, "literal percent signs: %s", out);
+	CHECK(config_expand_output("%e%e%e", 1, "h", "0123456789", out, 20) != 0,
+	      "overflow must be refused");
+}
+
+static void test_env_defaults_and_bad_values(void)
+{
+	struct config c;
+
+	unsetenv("PMCSHIM_EVENTS");
+	unsetenv("PMCSHIM_OUTPUT");
+	setenv("PMCSHIM_STACK_DEPTH", "banana", 1);
+	setenv("PMCSHIM_QUIET", "1", 1);
+	config_load(&c);
+	CHECK(c.events.n == 2 && strcmp(c.events.ev[0].name, "instructions") == 0,
+	      "default events");
+	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "bad depth falls back");
+	CHECK(strcmp(c.output, CONFIG_DEFAULT_OUTPUT) == 0, "default output");
+	CHECK(c.quiet == 1, "quiet");
+	setenv("PMCSHIM_STACK_DEPTH", "0", 1);
+	setenv("PMCSHIM_EVENTS", "", 1);
+	config_load(&c);
+	CHECK(c.stack_depth == 0 && c.events.n == 0, "depth 0, no events");
+	setenv("PMCSHIM_STACK_DEPTH", "65", 1);
+	config_load(&c);
+	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "depth above the limit refused");
+}
+
+int main(void)
+{
+	RUN(test_generic_names);
+	RUN(test_raw_and_modifiers);
+	RUN(test_bad_names_explained);
+	RUN(test_list_keeps_good_entries);
+	RUN(test_list_limit);
+	RUN(test_output_expansion);
+	RUN(test_env_defaults_and_bad_values);
+	return t_done("events");
+}

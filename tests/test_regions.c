@@ -1,0 +1,178 @@
+/* Region bookkeeping on one thread, driven directly: nesting, recursion,
+ * unbalanced markers, and stack/name interning. Wall ticks are the only
+ * value (no counters open), so the checks are on calls and on the
+ * relations between inclusive and exclusive sums. */
+#include "../preload/names.h"
+#include "../preload/regions.h"
+#include "../preload/stacks.h"
+#include "../preload/log.h"
+#include "harness.h"
+
+static struct region_state rs;
+static struct counters none;	/* nopen == 0: wall time only */
+
+static struct site *find(uint32_t region, uintptr_t caller)
+{
+	for (struct site *s = rs.list; s; s = s->next)
+		if (s->region == region && s->key[1] == caller)
+			return s;
+	return NULL;
+}
+
+static uint64_t error_count(enum region_error kind, uint32_t region)
+{
+	for (struct region_error_rec *e = rs.errors; e; e = e->next)
+		if (e->kind == kind && e->region == region)
+			return e->count;
+	return 0;
+}
+
+static void spin(void)
+{
+	for (volatile int i = 0; i < 2000; i++)
+		;
+}
+
+static void fresh(void)
+{
+	regions_init(&rs, 0, 0);
+}
+
+static void test_names_interned_once(void)
+{
+	const char *p1, *p2;
+	uint32_t a = names_intern("alpha", &p1), b = names_intern("beta", NULL);
+
+	CHECK(a != 0 && b != 0 && a != b, "ids %u %u", a, b);
+	CHECK(names_intern("alpha", &p2) == a && p1 == p2, "same name, same id and copy");
+	CHECK(strcmp(names_get(a), "alpha") == 0, "names_get");
+	CHECK(strcmp(names_get(999999), "?") == 0, "unknown id");
+}
+
+static void test_stacks_interned_once(void)
+{
+	uintptr_t s1[3] = { 1, 2, 3 }, s2[3] = { 1, 2, 4 };
+	uint32_t a = stacks_intern(s1, 3), b = stacks_intern(s2, 3);
+	const uintptr_t *pcs;
+
+	CHECK(a != b, "different stacks, different ids");
+	CHECK(stacks_intern(s1, 3) == a, "same stack, same id");
+	CHECK(stacks_intern(s1, 2) != a, "a prefix is another stack");
+	stacks_lock();
+	int n = stacks_get(a, &pcs);
+	stacks_unlock();
+	CHECK(n == 3 && pcs[2] == 3, "stored frames");
+}
+
+static void test_nesting_exclusive(void)
+{
+	uint32_t outer = names_intern("outer", NULL), inner = names_intern("inner", NULL);
+
+	fresh();
+	for (int k = 0; k < 5; k++) {
+		regions_begin(&rs, &none, outer, 0x1000);
+		spin();
+		regions_begin(&rs, &none, inner, 0x2000);
+		spin();
+		regions_end(&rs, &none, inner);
+		regions_begin(&rs, &none, inner, 0x2000);
+		spin();
+		regions_end(&rs, &none, inner);
+		regions_end(&rs, &none, outer);
+	}
+	struct site *o = find(outer, 0x1000), *i = find(inner, 0x2000);
+	CHECK(o && i, "sites exist");
+	CHECK(o->calls == 5 && i->calls == 10, "calls %llu %llu",
+	      (unsigned long long)o->calls, (unsigned long long)i->calls);
+	CHECK(o->excl[0] + i->incl[0] == o->incl[0], "outer excl + inner incl == outer incl");
+	CHECK(i->excl[0] == i->incl[0], "leaf: excl == incl");
+	CHECK(o->min[0] <= o->max[0] && o->min[0] * 5 <= o->incl[0], "min/max");
+	CHECK(rs.nframes == 0 && rs.errors == NULL, "balanced");
+}
+
+static void test_recursion_not_double_counted(void)
+{
+	uint32_t r = names_intern("rec", NULL);
+
+	fresh();
+	/* rec -> rec -> rec, same call site (depth 0) */
+	regions_begin(&rs, &none, r, 0x3000);
+	spin();
+	regions_begin(&rs, &none, r, 0x3000);
+	spin();
+	regions_begin(&rs, &none, r, 0x3000);
+	spin();
+	regions_end(&rs, &none, r);
+	regions_end(&rs, &none, r);
+	uint64_t before = find(r, 0x3000)->incl[0];
+	regions_end(&rs, &none, r);
+	struct site *s = find(r, 0x3000);
+	CHECK(s->calls == 3, "calls=%llu", (unsigned long long)s->calls);
+	CHECK(before == 0, "inner activations add nothing to incl");
+	CHECK(s->incl[0] == s->max[0], "incl is the outermost call alone");
+	CHECK(s->excl[0] == s->incl[0], "excl over all activations sums to incl");
+}
+
+static void test_unbalanced(void)
+{
+	uint32_t a = names_intern("a", NULL), b = names_intern("b", NULL),
+		 c = names_intern("c", NULL), good = names_intern("good", NULL);
+
+	fresh();
+	regions_end(&rs, &none, c);			/* nothing open */
+	regions_begin(&rs, &none, a, 0x10);
+	regions_begin(&rs, &none, b, 0x20);
+	regions_end(&rs, &none, a);			/* b still open: dropped */
+	regions_begin(&rs, &none, good, 0x30);
+	regions_end(&rs, &none, good);
+	regions_begin(&rs, &none, c, 0x40);		/* left open */
+	regions_finish(&rs);
+	CHECK(error_count(ERR_END_UNOPENED, c) == 1, "end-unopened");
+	CHECK(error_count(ERR_END_MISMATCH, a) == 1, "end-mismatch");
+	CHECK(error_count(ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
+	CHECK(find(a, 0x10) && find(a, 0x10)->calls == 1, "a still measured");
+	CHECK(!find(b, 0x20) || find(b, 0x20)->calls == 0, "b not measured");
+	CHECK(find(good, 0x30)->calls == 1, "later regions fine");
+	CHECK(rs.nframes == 0, "nothing left open");
+}
+
+static void test_sites_split_by_call_site(void)
+{
+	uint32_t r = names_intern("split", NULL);
+
+	fresh();
+	for (int k = 0; k < 3; k++) {
+		regions_begin(&rs, &none, r, 0x500);
+		regions_end(&rs, &none, r);
+	}
+	regions_begin(&rs, &none, r, 0x600);
+	regions_end(&rs, &none, r);
+	CHECK(find(r, 0x500)->calls == 3 && find(r, 0x600)->calls == 1, "per call site");
+	CHECK(find(r, 0x500)->stack != find(r, 0x600)->stack, "distinct stacks");
+}
+
+static void test_name_cache(void)
+{
+	char buf[16] = "dyn-one";
+	uint32_t one, two;
+
+	fresh();
+	one = regions_name_id(&rs, buf);
+	CHECK(regions_name_id(&rs, buf) == one, "cached");
+	strcpy(buf, "dyn-two");		/* same pointer, new text */
+	two = regions_name_id(&rs, buf);
+	CHECK(two != one && two == names_intern("dyn-two", NULL), "pointer reuse detected");
+}
+
+int main(void)
+{
+	log_set_quiet(1);
+	RUN(test_names_interned_once);
+	RUN(test_stacks_interned_once);
+	RUN(test_nesting_exclusive);
+	RUN(test_recursion_not_double_counted);
+	RUN(test_unbalanced);
+	RUN(test_sites_split_by_call_site);
+	RUN(test_name_cache);
+	return t_done("regions");
+}

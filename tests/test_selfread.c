@@ -1,0 +1,173 @@
+/* The user-space counter read, on a synthetic perf mmap page. */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../preload/selfread.h"
+#include "harness.h"
+
+static struct perf_event_mmap_page page;
+static volatile uint64_t hw[8];		/* the "hardware" counters */
+static int pmc_calls;
+
+static uint64_t fake_pmc(uint32_t idx)
+{
+	pmc_calls++;
+	return hw[idx & 7];
+}
+
+static void setup(uint32_t index, int64_t offset, uint16_t width, uint64_t raw)
+{
+	memset(&page, 0, sizeof(page));
+	page.cap_user_rdpmc = 1;
+	page.index = index;
+	page.offset = offset;
+	page.pmc_width = width;
+	hw[index ? index - 1 : 0] = raw;
+}
+
+static void test_offset_plus_counter(void)
+{
+	uint64_t v = 0;
+
+	setup(3, 1000, 48, 234);
+	CHECK(selfread(&page, fake_pmc, &v) == 1, "read refused");
+	CHECK(v == 1234, "v=%llu", (unsigned long long)v);
+}
+
+static void test_index_zero_means_fallback(void)
+{
+	uint64_t v = 77;
+
+	setup(0, 5000, 48, 1);
+	pmc_calls = 0;
+	CHECK(selfread(&page, fake_pmc, &v) == 0, "index 0 must refuse");
+	CHECK(v == 77, "value touched on refusal");
+	CHECK(pmc_calls == 0, "rdpmc issued for index 0");
+}
+
+static void test_cap_off_means_fallback(void)
+{
+	uint64_t v = 0;
+
+	setup(2, 10, 48, 5);
+	page.cap_user_rdpmc = 0;
+	CHECK(selfread(&page, fake_pmc, &v) == 0, "cap_user_rdpmc=0 must refuse");
+}
+
+/* The hardware register is pmc_width bits; values at or above half its
+ * range are negative deltas from offset. */
+static void test_sign_extension_at_width(void)
+{
+	uint64_t v = 0;
+
+	setup(1, 1000, 48, (1ull << 48) - 5);	/* -5 in 48 bits */
+	CHECK(selfread(&page, fake_pmc, &v) && v == 995, "v=%llu", (unsigned long long)v);
+	setup(1, 1000, 40, (1ull << 40) - 1);	/* -1 in 40 bits */
+	CHECK(selfread(&page, fake_pmc, &v) && v == 999, "v=%llu", (unsigned long long)v);
+}
+
+/* Bits above pmc_width are not part of the count. */
+static void test_bits_above_width_ignored(void)
+{
+	uint64_t v = 0;
+
+	setup(1, 100, 48, 0xabcd000000000007ull);
+	CHECK(selfread(&page, fake_pmc, &v) && v == 107, "v=%llu", (unsigned long long)v);
+}
+
+/* A counter that wraps at pmc_width between two reads still gives the
+ * right difference, because the kernel's offset compensates. */
+static void test_wrap_between_reads(void)
+{
+	uint64_t a = 0, b = 0;
+
+	setup(1, 1000000, 32, 0x7ffffff0);	/* just below the sign bit */
+	CHECK(selfread(&page, fake_pmc, &a), "read a");
+	/* 0x20 events later the 32-bit register shows 0x80000010, which
+	 * sign-extends negative; the kernel moved offset by 2^32 when it
+	 * observed the crossing (as perf does on overflow). */
+	page.offset += 1ull << 32;
+	hw[0] = 0x80000010;
+	CHECK(selfread(&page, fake_pmc, &b), "read b");
+	CHECK(b - a == 0x20, "delta=%llu", (unsigned long long)(b - a));
+}
+
+static void test_width_64(void)
+{
+	int64_t x = selfread_sign_extend(0xffffffffffffffffull, 64);
+
+	CHECK(x == -1, "64-bit width must pass the value through");
+	CHECK(selfread_sign_extend(0x8000, 16) == -32768, "16-bit sign bit");
+	CHECK(selfread_sign_extend(0x7fff, 16) == 32767, "16-bit positive");
+}
+
+/* A writer updates offset and the register together under the seqlock,
+ * keeping offset + counter == 1000 * generation. A reader must never see a
+ * half-updated page. */
+static volatile int stop;
+
+static void *writer(void *arg)
+{
+	volatile struct perf_event_mmap_page *p = &page;
+	uint64_t gen = 0;
+
+	(void)arg;
+	while (!stop) {
+		gen++;
+		p->lock++;		/* odd: update in progress */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		p->offset = gen * 1000 - 7 * gen;
+		hw[0] = 7 * gen;
+		p->index = 1;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		p->lock++;
+	}
+	return NULL;
+}
+
+/* Counts served from a consistent page; also checks them. */
+static uint64_t read_many(long n, uint64_t *torn)
+{
+	uint64_t last = 0, v, ok = 0;
+
+	for (long i = 0; i < n; i++) {
+		if (!selfread(&page, fake_pmc, &v))
+			continue;
+		if (v % 1000 != 0 || v < last)
+			(*torn)++;
+		last = v;
+		ok++;
+	}
+	return ok;
+}
+
+static void test_concurrent_writer(void)
+{
+	pthread_t w;
+	uint64_t torn = 0, ok;
+
+	setup(1, 0, 48, 0);
+	stop = 0;
+	pthread_create(&w, NULL, writer, NULL);
+	ok = read_many(2000000, &torn);
+	stop = 1;
+	pthread_join(w, NULL);
+	CHECK(torn == 0, "%llu torn reads of %llu", (unsigned long long)torn,
+	      (unsigned long long)ok);
+	CHECK(ok > 0, "no read succeeded");
+	CHECK(page.lock % 2 == 0 && page.lock > 100, "writer barely ran (lock=%u)", page.lock);
+}
+
+int main(void)
+{
+	RUN(test_offset_plus_counter);
+	RUN(test_index_zero_means_fallback);
+	RUN(test_cap_off_means_fallback);
+	RUN(test_sign_extension_at_width);
+	RUN(test_bits_above_width_ignored);
+	RUN(test_wrap_between_reads);
+	RUN(test_width_64);
+	RUN(test_concurrent_writer);
+	return t_done("selfread");
+}
