@@ -96,37 +96,37 @@ static inline struct site *site_lookup(struct region_state *rs,
 	return s;
 }
 
+/* Grow a zero-filled array to more than `need` items (doubling). */
+static int grow_zeroed(void **array, uint32_t *cap, size_t item, uint32_t need,
+		       uint32_t limit)
+{
+	uint32_t n = *cap ? *cap : 32;
+	char *p;
+
+	while (n <= need)
+		n *= 2;
+	if (n > limit)
+		return -1;
+	p = realloc(*array, n * item);
+	if (!p)
+		return -1;
+	memset(p + *cap * item, 0, (n - *cap) * item);
+	*array = p;
+	*cap = n;
+	return 0;
+}
+
+/* New frames start zeroed: slots of events this thread lacks read as 0. */
 static int grow_frames(struct region_state *rs)
 {
-	uint32_t cap = rs->frames_cap ? rs->frames_cap * 2 : 32;
-	struct frame *f;
-
-	if (cap > FRAMES_MAX)
-		return -1;
-	f = realloc(rs->frames, cap * sizeof(*f));
-	if (!f)
-		return -1;
-	/* Never-read slots (events this thread lacks) must read as 0. */
-	memset(f + rs->frames_cap, 0, (cap - rs->frames_cap) * sizeof(*f));
-	rs->frames = f;
-	rs->frames_cap = cap;
-	return 0;
+	return grow_zeroed((void **)&rs->frames, &rs->frames_cap, sizeof(struct frame),
+			   rs->nframes, FRAMES_MAX);
 }
 
 static int grow_active(struct region_state *rs, uint32_t id)
 {
-	uint32_t cap = rs->active_cap ? rs->active_cap : 64;
-	uint32_t *a;
-
-	while (cap <= id)
-		cap *= 2;
-	a = realloc(rs->active, cap * sizeof(*a));
-	if (!a)
-		return -1;
-	memset(a + rs->active_cap, 0, (cap - rs->active_cap) * sizeof(*a));
-	rs->active = a;
-	rs->active_cap = cap;
-	return 0;
+	return grow_zeroed((void **)&rs->active, &rs->active_cap, sizeof(uint32_t),
+			   id, UINT32_MAX / 2);
 }
 
 static void begin_dropped(struct region_state *rs, uint32_t id)

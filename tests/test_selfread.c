@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../preload/counters.h"
 #include "../preload/selfread.h"
 #include "harness.h"
 
@@ -159,6 +160,38 @@ static void test_concurrent_writer(void)
 	CHECK(page.lock % 2 == 0 && page.lock > 100, "writer barely ran (lock=%u)", page.lock);
 }
 
+/* counters_read: when a page refuses the user read (index 0, as for any
+ * event not on a hardware counter right now), the whole group is read
+ * with read() instead. Uses real software events, which open anywhere. */
+static void test_counter_read_falls_back(void)
+{
+	struct event_list ev;
+	struct event_status st[EVENTS_MAX];
+	struct counters c;
+	char err[200];
+	uint64_t v[EVENTS_MAX] = { 0 }, w[EVENTS_MAX] = { 0 };
+
+	memset(st, 0, sizeof(st));
+	CHECK(events_parse_list("task-clock,page-faults", &ev, err, sizeof(err)) == 0, "%s", err);
+	counters_open(&c, &ev, st, 1);
+	if (c.nopen != 2)
+		SKIP("software events do not open here: %s", st[0].reason);
+	CHECK(st[0].source == SOURCE_READ, "task-clock must be a read() event");
+	setup(0, 123, 48, 0);			/* refuses: index 0 */
+	c.page[0] = c.page[1] = &page;
+	c.all_user = 1;
+	counters_read(&c, v);
+	for (volatile int i = 0; i < 3000000; i++)
+		;
+	counters_read(&c, w);
+	CHECK(w[0] > v[0] && v[0] > 0, "task-clock %llu -> %llu", (unsigned long long)v[0],
+	      (unsigned long long)w[0]);
+	CHECK(!c.broken, "group read failed");
+	c.page[0] = c.page[1] = NULL;
+	counters_close(&c);
+	CHECK(c.nopen == 0 && c.fd[0] == -1, "closed");
+}
+
 int main(void)
 {
 	RUN(test_offset_plus_counter);
@@ -169,5 +202,6 @@ int main(void)
 	RUN(test_wrap_between_reads);
 	RUN(test_width_64);
 	RUN(test_concurrent_writer);
+	RUN(test_counter_read_falls_back);
 	return t_done("selfread");
 }
