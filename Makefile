@@ -18,9 +18,9 @@ APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 all: check-deps $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 
 # --- dependencies ---------------------------------------------------------
-DEB_DEPS := libunwind-dev uthash-dev libjansson-dev
+DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev
 check-deps:
-	@missing=""; for h in libunwind.h uthash.h jansson.h; do \
+	@missing=""; for h in libunwind.h uthash.h jansson.h elfutils/libdwfl.h; do \
 	  echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
 	if [ -n "$$missing" ]; then echo "missing headers:$$missing -- run 'make deps'" \
 	  "(or: apt-get install $(DEB_DEPS))"; exit 1; fi
@@ -41,8 +41,7 @@ $(B)/shim:
 	mkdir -p $@
 
 # --- tools and example ----------------------------------------------------
-$(B)/pmcshim-report: tools/pmcshim-report.c | $(B)/shim
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -o $@ $< -ljansson
+# The reader's rules: tools/tools.mk.
 
 $(B)/demo: examples/demo.c include/pmcshim.h | $(B)/shim
 	$(CC) $(APP_CFLAGS) -o $@ $< -ldl
@@ -56,3 +55,4 @@ clean:
 	rm -rf $(B)
 
 include tests/tests.mk
+include tools/tools.mk

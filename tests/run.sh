@@ -31,6 +31,14 @@ for t in $UNIT_TESTS; do
 	run "unit: $t" "$B/tests/test_$t"
 done
 
+# Suites other makefiles register: "label=command" words in EXTRA_SUITES
+# (command words joined by '+').
+for s in $EXTRA_SUITES; do
+	label=${s%%=*}
+	cmd=$(printf '%s' "${s#*=}" | tr '+' ' ')
+	run "$label" $cmd
+done
+
 run "integration" "$B/tests/test_integration"
 
 asan_rt=$($CC -print-file-name=libasan.so)

@@ -56,8 +56,11 @@ TSAN_APPS := threads exits forks
 TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(APP_BINS) \
 	$(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
 
+# Other makefiles add to TEST_BINS (what `make test` builds) and to
+# EXTRA_SUITES ("label=command+arg", run by tests/run.sh).
 test: all $(TEST_BINS)
-	@CC="$(CC)" B="$(B)" UNIT_TESTS="$(UNIT_TESTS)" sh tests/run.sh
+	@CC="$(CC)" B="$(B)" UNIT_TESTS="$(UNIT_TESTS)" EXTRA_SUITES="$(EXTRA_SUITES)" \
+	  sh tests/run.sh
 
 .PHONY: test
 
