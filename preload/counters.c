@@ -38,18 +38,7 @@ static int permanent_error(int err)
 	       err == EPERM || err == EINVAL || err == ENOSYS || err == ENODEV;
 }
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = -99;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -99;
-		fclose(f);
-	}
-	return v;
-}
+static int read_int_file(const char *path);
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
 {
@@ -66,7 +55,8 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 	case EACCES:
 	case EPERM:
 		snprintf(buf, sizeof(buf), "not allowed with kernel.perf_event_paranoid=%d;"
-			 " lower it or grant CAP_PERFMON", read_paranoid());
+			 " lower it or grant CAP_PERFMON",
+			 read_int_file("/proc/sys/kernel/perf_event_paranoid"));
 		hint = buf;
 		break;
 	case EINVAL:
@@ -89,6 +79,10 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 		 strerrorname_np(err) ? strerrorname_np(err) : "error", hint);
 }
 
+#if defined(__aarch64__)
+static int user_access_sysctl(void);
+#endif
+
 static int open_one(const struct event_spec *ev, int group)
 {
 	struct perf_event_attr attr;
@@ -100,8 +94,56 @@ static int open_one(const struct event_spec *ev, int group)
 	attr.exclude_kernel = ev->exclude_kernel ? 1 : 0;
 	attr.exclude_hv = 1;
 	attr.read_format = READ_FORMAT;
+#if defined(__aarch64__)
+	/* arm64 lets user space read a counter only when asked (config1
+	 * bit 1) and only while kernel.perf_user_access allows it. */
+	if (ev->type != PERF_TYPE_SOFTWARE && user_access_sysctl() == 1)
+		attr.config1 |= 0x2;
+#endif
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group,
 			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int read_int_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+#if defined(__aarch64__)
+/* 1 when user-space counter reads are allowed, -1 if unknown. Read once,
+ * by the constructor's thread, before any other thread exists. */
+static int user_access_sysctl(void)
+{
+	static int cached = -2;
+
+	if (cached == -2)
+		cached = read_int_file("/proc/sys/kernel/perf_user_access");
+	return cached;
+}
+#endif
+
+const char *counters_user_read_hint(void)
+{
+#if defined(__aarch64__)
+	if (user_access_sysctl() == 0)
+		return "user-space counter reads are off (kernel.perf_user_access=0): "
+		       "every marker makes a read() syscall; "
+		       "'sysctl kernel.perf_user_access=1' enables the fast path";
+#elif defined(__x86_64__)
+	if (read_int_file("/sys/bus/event_source/devices/cpu/rdpmc") == 0)
+		return "rdpmc is off (/sys/bus/event_source/devices/cpu/rdpmc=0): "
+		       "every marker makes a read() syscall; "
+		       "'echo 1 > /sys/bus/event_source/devices/cpu/rdpmc' enables the fast path";
+#endif
+	return NULL;
 }
 
 static int user_readable(const struct event_spec *ev)
@@ -125,6 +167,23 @@ static struct perf_event_mmap_page *map_page(int fd)
 	return p;
 }
 
+static void add_to_group(struct counters *c, int i, int fd, int new_group)
+{
+	int g;
+
+	if (new_group) {
+		g = c->ngroups++;
+		c->leader[g] = fd;
+		c->size[g] = 0;
+	} else {
+		g = c->ngroups - 1;
+	}
+	c->group[i] = g;
+	c->slot[i] = c->size[g]++;
+	c->fd[i] = fd;
+	c->nopen++;
+}
+
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first)
 {
@@ -132,25 +191,26 @@ void counters_open(struct counters *c, const struct event_list *ev,
 
 	memset(c, 0, sizeof(*c));
 	c->n = ev->n;
-	c->leader = -1;
 	c->all_user = 1;
 	for (int i = 0; i < ev->n; i++) {
 		c->fd[i] = -1;
-		c->slot[i] = -1;
+		c->group[i] = -1;
 		if (!first && status[i].source == SOURCE_UNAVAILABLE &&
 		    permanent_error(status[i].err))
 			continue;
-		int fd = open_one(&ev->ev[i], c->leader);
+		int fd = open_one(&ev->ev[i], c->ngroups ? c->leader[c->ngroups - 1] : -1);
+		int new_group = c->ngroups == 0;
+		if (fd < 0 && c->ngroups && (errno == EINVAL || errno == ENOSPC)) {
+			fd = open_one(&ev->ev[i], -1);
+			new_group = 1;
+		}
 		if (fd < 0) {
 			if (first)
 				explain(&status[i], &ev->ev[i], errno);
 			continue;
 		}
 		fd = fds_move_high(fd);
-		if (c->leader < 0)
-			c->leader = fd;
-		c->fd[i] = fd;
-		c->slot[i] = c->nopen++;
+		add_to_group(c, i, fd, new_group);
 		if (user_readable(&ev->ev[i]))
 			c->page[i] = map_page(fd);
 		if (!c->page[i])
@@ -174,56 +234,73 @@ void counters_close(struct counters *c)
 			close(c->fd[i]);
 		c->page[i] = NULL;
 		c->fd[i] = -1;
-		c->slot[i] = -1;
+		c->group[i] = -1;
 	}
 	c->nopen = 0;
-	c->leader = -1;
+	c->ngroups = 0;
 	c->all_user = 0;
 }
 
-/* Layout of a PERF_FORMAT_GROUP read with both times. */
-static int group_read(struct counters *c, uint64_t *buf, size_t words)
+/* One PERF_FORMAT_GROUP read with both times: nr, enabled, running, then
+ * a value per member. */
+static int group_read(const struct counters *c, int g, uint64_t *buf)
 {
 	int saved = errno;
-	ssize_t want = (ssize_t)((3 + (size_t)c->nopen) * sizeof(uint64_t));
-	ssize_t got;
+	ssize_t want = (ssize_t)((3 + (size_t)c->size[g]) * sizeof(uint64_t));
+	ssize_t got = read(c->leader[g], buf, (size_t)want);
 
-	if (c->leader < 0 || words < 3 + (size_t)c->nopen)
-		return -1;
-	got = read(c->leader, buf, (size_t)want);
 	errno = saved;
-	return got == want && buf[0] == (uint64_t)c->nopen ? 0 : -1;
+	return got == want && buf[0] == (uint64_t)c->size[g] ? 0 : -1;
+}
+
+/* Read every group; fn(arg, event, value, enabled, running) per event. */
+static int read_groups(const struct counters *c,
+		       void (*fn)(void *arg, int i, const uint64_t *buf), void *arg)
+{
+	uint64_t buf[EVENTS_MAX][3 + EVENTS_MAX];
+
+	for (int g = 0; g < c->ngroups; g++)
+		if (group_read(c, g, buf[g]) != 0)
+			return -1;
+	for (int i = 0; i < c->n; i++)
+		if (c->group[i] >= 0)
+			fn(arg, i, buf[c->group[i]]);
+	return 0;
+}
+
+struct totals {
+	const struct counters *c;
+	uint64_t *vals, *enabled, *running;
+};
+
+static void take_value(void *arg, int i, const uint64_t *buf)
+{
+	struct totals *t = arg;
+
+	t->vals[i] = buf[3 + t->c->slot[i]];
+	if (t->enabled) {
+		t->enabled[i] = buf[1];
+		t->running[i] = buf[2];
+	}
 }
 
 void counters_read_group(struct counters *c, uint64_t *vals)
 {
-	uint64_t buf[3 + EVENTS_MAX];
+	struct totals t = { c, vals, NULL, NULL };
 
 	/* The report may look at broken from another thread. */
 	if (__atomic_load_n(&c->broken, __ATOMIC_RELAXED))
 		return;
-	if (group_read(c, buf, sizeof(buf) / sizeof(buf[0])) != 0) {
+	if (read_groups(c, take_value, &t) != 0)
 		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	for (int i = 0; i < c->n; i++)
-		if (c->slot[i] >= 0)
-			vals[i] = buf[3 + c->slot[i]];
 }
 
 int counters_read_totals(struct counters *c, uint64_t *vals,
 			 uint64_t *enabled, uint64_t *running)
 {
-	uint64_t buf[3 + EVENTS_MAX];
+	struct totals t = { c, vals, enabled, running };
 
-	if (group_read(c, buf, sizeof(buf) / sizeof(buf[0])) != 0)
+	if (c->nopen == 0)
 		return -1;
-	for (int i = 0; i < c->n; i++) {
-		if (c->slot[i] < 0)
-			continue;
-		vals[i] = buf[3 + c->slot[i]];
-		enabled[i] = buf[1];
-		running[i] = buf[2];
-	}
-	return 0;
+	return read_groups(c, take_value, &t);
 }

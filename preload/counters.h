@@ -24,15 +24,21 @@ struct event_status {
 	char reason[200];
 };
 
+/* Events share one group while the PMU can schedule them together; an
+ * event the kernel refuses to add (more events than counters) starts a
+ * new group, and the kernel then multiplexes the groups. */
 struct counters {
 	int n;				/* events configured */
 	int nopen;			/* events open in this thread */
+	int ngroups;
 	int all_user;			/* every open event is user-readable */
 	int broken;			/* a read failed; stop reading */
-	int leader;			/* group leader fd, -1 if none */
+	int leader[EVENTS_MAX];		/* fd of each group's leader */
+	int size[EVENTS_MAX];		/* events in each group */
 	int fd[EVENTS_MAX];		/* -1 where unavailable */
 	struct perf_event_mmap_page *page[EVENTS_MAX];
-	int slot[EVENTS_MAX];		/* position in the group read, -1 if closed */
+	int group[EVENTS_MAX];		/* group of each event, -1 if closed */
+	int slot[EVENTS_MAX];		/* position in its group's read */
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -42,7 +48,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first);
 void counters_close(struct counters *c);
 
-/* Slow path of counters_read: one read() of the group. */
+/* Slow path of counters_read: one read() per group. */
 void counters_read_group(struct counters *c, uint64_t *vals);
 
 /* Totals for the report, with enabled/running time per event. Returns 0,
@@ -69,5 +75,7 @@ static inline void counters_read(struct counters *c, uint64_t *vals)
 }
 
 const char *counters_source_name(enum event_source s);
+/* How to turn on user-space reads where the system has them off, or NULL. */
+const char *counters_user_read_hint(void);
 
 #endif

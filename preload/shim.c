@@ -1,6 +1,7 @@
 /* The shim's entry points: load-time setup, the exported markers, and the
  * exit-time report. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,13 +151,26 @@ static size_t list_same_reason(int first, unsigned *done, char *out, size_t len)
 	return used < len ? used : len;
 }
 
-/* One line naming the unavailable events, grouped by reason. */
+/* Hardware events that fell back to read() although the system has a
+ * user-space read path it could turn on. */
+static const char *slow_path_hint(void)
+{
+	for (int i = 0; i < config.events.n; i++)
+		if (status[i].source == SOURCE_READ &&
+		    config.events.ev[i].type != PERF_TYPE_SOFTWARE)
+			return counters_user_read_hint();
+	return NULL;
+}
+
+/* One line: the unavailable events grouped by reason, and how to enable
+ * user-space reads when they are off. */
 static void announce(void)
 {
 	char line[900] = "";
 	size_t used = 0;
 	unsigned done = 0;
 	int missing = 0;
+	const char *hint = slow_path_hint();
 
 	for (int i = 0; i < config.events.n; i++) {
 		if (status[i].source != SOURCE_UNAVAILABLE)
@@ -169,10 +183,13 @@ static void announce(void)
 		used += list_same_reason(i, &done, line + used, sizeof(line) - used);
 	}
 	if (missing)
-		log_notice("%s unavailable: %s; measuring %s (PMCSHIM_QUIET=1 hides this line)",
+		log_notice("%s unavailable: %s; measuring %s%s%s (PMCSHIM_QUIET=1 hides this line)",
 			   missing == config.events.n ? "events" : "some events",
 			   line, missing == config.events.n
-				 ? "wall time, calls, stacks and thread CPU time" : "the rest");
+				 ? "wall time, calls, stacks and thread CPU time" : "the rest",
+			   hint ? "; " : "", hint ? hint : "");
+	else if (hint)
+		log_notice("%s (PMCSHIM_QUIET=1 hides this line)", hint);
 }
 
 static void set_exe_name(void)
