@@ -1,16 +1,26 @@
 # pmcshim: make | make test | make demo | make bench | make deps
+#          make CROSS=aarch64-linux-gnu-   (everything for arm64, in build/aarch64-linux-gnu)
+#          make test-vm                     (the hardware suite in an arm64 QEMU guest)
 CC      ?= cc
+CXX     ?= c++
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 DEFS    := -D_GNU_SOURCE
 B       := build
+CROSS   ?=
+ifneq ($(CROSS),)
+CC      := $(CROSS)gcc
+CXX     := $(CROSS)g++
+B       := build/$(patsubst %-,%,$(CROSS))
+endif
 
 SHIM_SRC := $(wildcard preload/*.c)
 SHIM_HDR := $(wildcard preload/*.h) include/pmcshim.h
 SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -fPIC -fvisibility=hidden \
                -ftls-model=initial-exec -pthread
 # libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
-SHIM_LIBS := -ldl -pthread
+# -z now: no lazy symbol binding inside a measured region's first call.
+SHIM_LIBS := -ldl -pthread -Wl,-z,now
 
 APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 
@@ -34,8 +44,8 @@ deps:
 $(B)/shim/%.o: preload/%.c $(SHIM_HDR) | $(B)/shim
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
-$(B)/libpmcshim.so: $(SHIM_SRC:preload/%.c=$(B)/shim/%.o)
-	$(CC) -shared -o $@ $^ $(SHIM_LIBS)
+$(B)/libpmcshim.so: $(SHIM_SRC:preload/%.c=$(B)/shim/%.o) Makefile
+	$(CC) -shared -o $@ $(filter %.o,$^) $(SHIM_LIBS)
 
 $(B)/shim:
 	mkdir -p $@
@@ -56,3 +66,16 @@ clean:
 
 include tests/tests.mk
 include tools/tools.mk
+-include tests/symbolize/symbolize.mk
+include tests/vm/vm.mk
+
+# Defined after every include: each adds to TEST_BINS (what `make test`
+# builds) and to EXTRA_SUITES ("label=command+arg", run by tests/run.sh).
+test: all $(TEST_BINS)
+	@CC="$(CC)" B="$(B)" UNIT_TESTS="$(UNIT_TESTS)" EXTRA_SUITES="$(EXTRA_SUITES)" \
+	  sh tests/run.sh
+
+# Build every test without running it (e.g. with CROSS=...).
+build-tests: all $(TEST_BINS)
+
+.PHONY: test build-tests

@@ -181,7 +181,8 @@ static void add_to_group(struct counters *c, int i, int fd, int new_group)
 	c->group[i] = g;
 	c->slot[i] = c->size[g]++;
 	c->fd[i] = fd;
-	c->nopen++;
+	c->value[i] = c->nopen;
+	c->open[c->nopen++] = i;
 }
 
 void counters_open(struct counters *c, const struct event_list *ev,
@@ -195,6 +196,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	for (int i = 0; i < ev->n; i++) {
 		c->fd[i] = -1;
 		c->group[i] = -1;
+		c->value[i] = -1;
 		if (!first && status[i].source == SOURCE_UNAVAILABLE &&
 		    permanent_error(status[i].err))
 			continue;
@@ -273,15 +275,22 @@ struct totals {
 	uint64_t *vals, *enabled, *running;
 };
 
+/* Hot path: compact, one value per open event. */
+static void take_compact(void *arg, int i, const uint64_t *buf)
+{
+	struct totals *t = arg;
+
+	t->vals[t->c->value[i]] = buf[3 + t->c->slot[i]];
+}
+
+/* Report: by event index, with the times. */
 static void take_value(void *arg, int i, const uint64_t *buf)
 {
 	struct totals *t = arg;
 
 	t->vals[i] = buf[3 + t->c->slot[i]];
-	if (t->enabled) {
-		t->enabled[i] = buf[1];
-		t->running[i] = buf[2];
-	}
+	t->enabled[i] = buf[1];
+	t->running[i] = buf[2];
 }
 
 void counters_read_group(struct counters *c, uint64_t *vals)
@@ -289,10 +298,11 @@ void counters_read_group(struct counters *c, uint64_t *vals)
 	struct totals t = { c, vals, NULL, NULL };
 
 	/* The report may look at broken from another thread. */
-	if (__atomic_load_n(&c->broken, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) &&
+	    read_groups(c, take_compact, &t) == 0)
 		return;
-	if (read_groups(c, take_value, &t) != 0)
-		__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
 }
 
 int counters_read_totals(struct counters *c, uint64_t *vals,

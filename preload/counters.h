@@ -39,6 +39,8 @@ struct counters {
 	struct perf_event_mmap_page *page[EVENTS_MAX];
 	int group[EVENTS_MAX];		/* group of each event, -1 if closed */
 	int slot[EVENTS_MAX];		/* position in its group's read */
+	int open[EVENTS_MAX];		/* event index of the k-th open event */
+	int value[EVENTS_MAX];		/* event i's position among open ones */
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -51,24 +53,24 @@ void counters_close(struct counters *c);
 /* Slow path of counters_read: one read() per group. */
 void counters_read_group(struct counters *c, uint64_t *vals);
 
-/* Totals for the report, with enabled/running time per event. Returns 0,
- * or -1 (values untouched) when nothing could be read. */
+/* Totals for the report, indexed by event (not compact), with
+ * enabled/running time per event. Returns 0, or -1 (values untouched)
+ * when nothing could be read. */
 int counters_read_totals(struct counters *c, uint64_t *vals,
 			 uint64_t *enabled, uint64_t *running);
 
-/* Read every open event into vals[i] (i = event position); unavailable
- * events are left alone. */
+/* Read the open events into vals[0 .. nopen-1], in event order (the
+ * hot path keeps no slots for events that did not open). */
 static inline void counters_read(struct counters *c, uint64_t *vals)
 {
 	if (c->nopen == 0)
 		return;
 	if (c->all_user) {
-		int i;
-		for (i = 0; i < c->n; i++)
-			if (c->fd[i] >= 0 &&
-			    !selfread(c->page[i], arch_read_pmc, &vals[i]))
+		int k;
+		for (k = 0; k < c->nopen; k++)
+			if (!selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))
 				break;
-		if (i == c->n)
+		if (k == c->nopen)
 			return;
 	}
 	counters_read_group(c, vals);

@@ -25,11 +25,11 @@ static inline void add(uint64_t *p, uint64_t d)
 	store(p, regions_load(p) + d);
 }
 
-void regions_init(struct region_state *rs, int nevents, int depth)
+void regions_init(struct region_state *rs, int nvalues, int depth)
 {
 	memset(rs, 0, sizeof(*rs));
 	pthread_mutex_init(&rs->lock, NULL);
-	rs->nv = 1 + nevents;
+	rs->nv = nvalues;
 	rs->depth = depth;
 }
 
@@ -88,8 +88,13 @@ static inline struct site *site_lookup(struct region_state *rs,
 	struct site **slot = &rs->cache[key_hash(key, words) & (SITE_CACHE - 1)];
 	struct site *s = *slot;
 
-	if (likely(s && s->keylen == len && memcmp(s->key, key, len) == 0))
-		return s;
+	if (likely(s && s->keylen == len)) {
+		size_t i = 0;
+		while (i < words && s->key[i] == key[i])
+			i++;
+		if (likely(i == words))
+			return s;
+	}
 	s = site_slow(rs, key, len);
 	if (s)
 		*slot = s;
@@ -149,7 +154,8 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		return;
 	}
 	key[0] = id;
-	n = stacks_capture(caller, rs->depth, key + 1);
+	key[1] = caller;
+	n = rs->depth ? stacks_capture(caller, rs->depth, key + 1) : 1;
 	s = site_lookup(rs, key, (size_t)n + 1);
 	if (unlikely(!s)) {
 		begin_dropped(rs, id);
@@ -159,7 +165,7 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	f->site = s;
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
-	memset(f->child, 0, (size_t)rs->nv * sizeof(f->child[0]));
+	memset(f->child, 0, sizeof(f->child));	/* fixed size: inline stores */
 	read_values(c, f->start);
 }
 
@@ -213,7 +219,7 @@ static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t 
 
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
-	uint64_t now[VALUES_MAX] = { 0 };
+	uint64_t now[VALUES_MAX];	/* read_values fills the first nv */
 
 	read_values(c, now);
 	if (unlikely(rs->overflow)) {

@@ -13,7 +13,7 @@
 #include "counters.h"
 #include "stacks.h"
 
-#define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + i] event i */
+#define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */
 #define SITE_CACHE 256			/* power of two */
 #define NAME_CACHE 64			/* power of two */
 #define FRAMES_MAX 4096
@@ -65,7 +65,7 @@ struct name_slot {
 
 struct region_state {
 	pthread_mutex_t lock;		/* table, list, errors vs. the report */
-	int nv;				/* values per site: 1 + events */
+	int nv;				/* values per site: 1 + open events */
 	int depth;			/* frames above the call site */
 	struct frame *frames;
 	uint32_t nframes, frames_cap;
@@ -79,7 +79,8 @@ struct region_state {
 	struct name_slot names[NAME_CACHE];
 };
 
-void regions_init(struct region_state *rs, int nevents, int depth);
+/* nvalues: 1 (wall time) + the events open in this thread. */
+void regions_init(struct region_state *rs, int nvalues, int depth);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);

@@ -115,8 +115,10 @@ static void write_site(struct json *j, const struct thread_state *t,
 	write_stat(j, "wall_ns", s, 0, 1);
 	json_array(j, "events");
 	for (int i = 0; i < t->ctr.n; i++) {
+		/* sites hold values for open events only, in event order */
+		int k = __builtin_popcount(t->open_mask & ((1u << i) - 1));
 		if ((t->open_mask & (1u << i)) && !t->lost)
-			write_stat(j, NULL, s, i + 1, 0);
+			write_stat(j, NULL, s, 1 + k, 0);
 		else
 			json_null(j, NULL);
 	}

@@ -30,7 +30,7 @@ static int active;
 
 /* --- markers -------------------------------------------------------- */
 
-static struct thread_state *enter(uint32_t id)
+static inline __attribute__((always_inline)) struct thread_state *enter(uint32_t id)
 {
 	struct thread_state *t = threads_tls;
 

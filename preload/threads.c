@@ -53,8 +53,8 @@ static struct thread_state *setup(int lazy, int first)
 	t->is_main = t->tid == getpid();
 	t->lazy = lazy;
 	t->start_mono = clock_mono_ns();
-	regions_init(&t->rs, config->events.n, config->stack_depth);
 	counters_open(&t->ctr, &config->events, status, first);
+	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth);
 	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);
@@ -205,8 +205,13 @@ void threads_after_fork_child(void)
 	registry = NULL;
 	if (!t)
 		return;
+	int before = t->ctr.nopen;
+
 	counters_close(&t->ctr);
 	counters_open(&t->ctr, &config->events, status, 0);
+	/* Sites keep one value per event open before the fork. */
+	if (t->ctr.nopen != before)
+		counters_close(&t->ctr), t->ctr.broken = 1;
 	t->tid = gettid();
 	t->is_main = 1;
 	t->start_mono = clock_mono_ns();

@@ -53,16 +53,11 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
 TSAN_APPS := threads exits forks
-TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(APP_BINS) \
-	$(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
+TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(APP_BINS)
+ifeq ($(CROSS),)
+TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
+endif
 
-# Other makefiles add to TEST_BINS (what `make test` builds) and to
-# EXTRA_SUITES ("label=command+arg", run by tests/run.sh).
-test: all $(TEST_BINS)
-	@CC="$(CC)" B="$(B)" UNIT_TESTS="$(UNIT_TESTS)" EXTRA_SUITES="$(EXTRA_SUITES)" \
-	  sh tests/run.sh
-
-.PHONY: test
 
 # --- benchmark (not part of the tests) ----------------------------------------
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h

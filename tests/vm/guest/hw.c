@@ -1,0 +1,226 @@
+/* The hardware suite's workloads: exact instruction counts around known
+ * loops. Runs in the arm64 QEMU guest (whose PMU counts user instructions
+ * exactly under -icount) and natively on any machine with a PMU.
+ *
+ *   hw loop | nest | threads | self N | fork | cost | multiplex
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pmcshim.h>
+
+/* Every measured region runs REPS times and the checks take the cheapest
+ * call: under QEMU an interrupt landing inside a region can add a few
+ * hundred user-mode instructions to it (never remove any), so the
+ * minimum is the undisturbed, exact count. */
+#define REPS 5
+
+/* Exactly 2n instructions more for n than for 0 (the loop's own setup
+ * is the same for every n). */
+static inline __attribute__((always_inline)) void loop(uint64_t n)
+{
+	/* n is computed before the caller's region opens */
+#if defined(__aarch64__)
+	__asm__ __volatile__("cbz %0, 2f\n1: subs %0, %0, #1\nb.ne 1b\n2:" : "+r"(n) :: "cc");
+#elif defined(__x86_64__)
+	__asm__ __volatile__("test %0, %0\njz 2f\n1: dec %0\njnz 1b\n2:" : "+r"(n) :: "cc");
+#else
+#error "no exact loop for this architecture"
+#endif
+}
+
+/* A value the compiler must hold in a register, computed now: the
+ * regions then contain the loop and nothing else. */
+static inline uint64_t opaque(uint64_t v)
+{
+	__asm__ __volatile__("" : "+r"(v) :: "memory");
+	return v;
+}
+
+/* One function per region name, identical but for the name: the two
+ * regions then run exactly the same instructions apart from the loop's
+ * iterations, so their counts differ by exactly 2n. */
+#define LOOP_REGION(fn, name)                                                 \
+	__attribute__((noinline)) static void fn(uint64_t n)                  \
+	{                                                                     \
+		PMCSHIM_BEGIN(name);                                          \
+		loop(n);                                                      \
+		PMCSHIM_END(name);                                            \
+	}
+
+LOOP_REGION(region_n0, "n0")
+LOOP_REGION(region_n1m, "n1m")
+LOOP_REGION(region_zero, "zero")
+LOOP_REGION(region_work, "work")
+LOOP_REGION(region_child, "child")
+
+static void mode_loop(void)
+{
+	for (int rep = 0; rep < REPS; rep++) {
+		region_n0(opaque(0));
+		region_n1m(opaque(1000000));
+	}
+	for (int rep = 0; rep < REPS; rep++) {
+		PMCSHIM_BEGIN("parent");
+		loop(1000);
+		PMCSHIM_BEGIN("inner");
+		loop(5000);
+		PMCSHIM_END("inner");
+		loop(2000);
+		PMCSHIM_END("parent");
+	}
+}
+
+static void *thread_work(void *arg)
+{
+	long i = (long)arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "w%ld", i);
+	pthread_setname_np(pthread_self(), name);
+	for (int rep = 0; rep < REPS; rep++) {
+		region_zero(opaque(0));
+		region_work(opaque((uint64_t)(i + 1) * 250000));
+	}
+	return NULL;
+}
+
+static void mode_threads(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, thread_work, (void *)i);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+}
+
+static int own_counter(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+static uint64_t self_n;
+
+/* The thread counts itself from its first line to its last. */
+static void *self_thread(void *arg)
+{
+	int fd = own_counter();
+	uint64_t v = 0;
+
+	loop(self_n);
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		v = 0;
+	*(uint64_t *)arg = v;
+	return NULL;
+}
+
+static void mode_self(uint64_t n)
+{
+	pthread_t t;
+	uint64_t thread_self = 0;
+
+	self_n = n;
+	pthread_create(&t, NULL, self_thread, &thread_self);
+	pthread_join(t, NULL);
+	printf("self-thread %llu\n", (unsigned long long)thread_self);
+}
+
+static void mode_fork(void)
+{
+	pid_t pid;
+
+	PMCSHIM_BEGIN("parent");
+	loop(4000000);
+	PMCSHIM_END("parent");
+	pid = fork();
+	if (pid == 0) {
+		for (int rep = 0; rep < REPS; rep++) {
+			region_zero(opaque(0));
+			region_child(opaque(100000));
+		}
+		exit(0);
+	}
+	waitpid(pid, NULL, 0);
+}
+
+/* The cost of one empty begin/end pair: region k1 holds one, k0 none;
+ * the same function otherwise. Called NEST frames deep so that a stack
+ * depth of 8 really unwinds 8 frames. */
+__attribute__((noinline)) static void cost_k0(void)
+{
+	PMCSHIM_BEGIN("k0");
+	__asm__ __volatile__("" ::: "memory");
+	PMCSHIM_END("k0");
+}
+
+__attribute__((noinline)) static void cost_k1(void)
+{
+	PMCSHIM_BEGIN("k1");
+	PMCSHIM_BEGIN("empty");
+	PMCSHIM_END("empty");
+	PMCSHIM_END("k1");
+}
+
+__attribute__((noinline)) static void nest(int depth)
+{
+	if (depth > 0) {
+		nest(depth - 1);
+	} else {
+		cost_k0();
+		cost_k1();
+	}
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static void mode_cost(void)
+{
+	for (int rep = 0; rep < REPS; rep++)
+		nest(10);	/* the first call warms sites and unwinder caches */
+}
+
+static void mode_multiplex(void)
+{
+	PMCSHIM_BEGIN("long");
+	loop(20000000);		/* 40 ms of guest time: several rotations */
+	PMCSHIM_END("long");
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (strcmp(m, "loop") == 0)
+		mode_loop();
+	else if (strcmp(m, "threads") == 0)
+		mode_threads();
+	else if (strcmp(m, "self") == 0 && argc > 2)
+		mode_self(strtoull(argv[2], NULL, 10));
+	else if (strcmp(m, "fork") == 0)
+		mode_fork();
+	else if (strcmp(m, "cost") == 0)
+		mode_cost();
+	else if (strcmp(m, "multiplex") == 0)
+		mode_multiplex();
+	else {
+		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|multiplex\n");
+		return 2;
+	}
+	return 0;
+}

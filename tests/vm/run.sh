@@ -1,0 +1,81 @@
+#!/bin/sh
+# The hardware suite in an arm64 guest: QEMU emulates the Armv8 PMU, and
+# with -icount shift=0 its user-mode instruction counts are exact and the
+# same on every boot (../shared/notes/arm64-pmu-vm.md). Builds the shim for
+# arm64, fetches Debian's arm64 kernel and runtime libraries (cached under
+# build/vm/cache), boots the guest, brings the reports back over the
+# console and checks them on the host (tests/vm/check.c).
+set -u
+B=${B:-build}
+W=$B/vm
+X=aarch64-linux-gnu-
+XB=build/aarch64-linux-gnu
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-170}
+
+skip() {
+	echo "SKIP vm ($1)"
+	echo "vm: 0 passed, 0 failed, 1 skipped"
+	exit 0
+}
+die() {
+	echo "vm: $1"
+	echo "vm: 0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+
+command -v qemu-system-aarch64 >/dev/null 2>&1 || skip "no qemu-system-aarch64"
+command -v ${X}gcc >/dev/null 2>&1 || skip "no ${X}gcc"
+
+mkdir -p "$W/cache" "$W/x"
+make -s CROSS=$X $XB/libpmcshim.so >/dev/null || die "cross build of the shim failed"
+${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
+	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
+
+# Debian's arm64 packages, downloaded once.
+fetch() {
+	[ -f "$W/cache/done" ] && return 0
+	kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+	[ -n "$kpkg" ] || die "no arm64 kernel package known to apt: run 'dpkg --add-architecture arm64 && apt-get update'"
+	(cd "$W/cache" && apt-get download -q "${kpkg%:arm64}:arm64" busybox-static:arm64 \
+		libc6:arm64 libunwind8:arm64 liblzma5:arm64 >/dev/null) ||
+		die "apt-get download of the arm64 kernel and libraries failed"
+	touch "$W/cache/done"
+}
+fetch
+rm -rf "$W/x" "$W/root" && mkdir -p "$W/x" "$W/root"
+for d in "$W"/cache/*.deb; do dpkg -x "$d" "$W/x"; done
+cp "$W"/x/boot/vmlinuz-* "$W/vmlinuz"
+
+# The initramfs: busybox, glibc and libunwind for arm64, the shim, the suite.
+R=$W/root
+mkdir -p "$R/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/lib" "$R/usr"
+cp "$W/x/bin/busybox" "$R/bin/"
+cp -a "$W/x/lib/." "$R/lib/"
+[ -d "$W/x/usr/lib" ] && cp -a "$W/x/usr/lib" "$R/usr/"
+cp "$XB/libpmcshim.so" "$W/hw" "$R/"
+install -m 755 tests/vm/init "$R/init"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.cpio.gz"
+
+echo "booting the arm64 guest (qemu -icount shift=0, 2 CPUs)..."
+start=$(date +%s)
+timeout "$QEMU_TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 1G -smp 2 \
+	-nographic -no-reboot -nic none -icount shift=0 \
+	-kernel "$W/vmlinuz" -initrd "$W/initrd.cpio.gz" \
+	-append 'console=ttyAMA0 rdinit=/init quiet' < /dev/null 2>&1 | tr -d '\r' > "$W/console.log"
+echo "guest ran $(( $(date +%s) - start )) s; console in $W/console.log"
+grep '^=== GUEST' "$W/console.log"
+grep -q '^=== DONE' "$W/console.log" || {
+	tail -n 30 "$W/console.log"
+	die "the guest did not finish (timeout ${QEMU_TIMEOUT}s?)"
+}
+
+# Split the console into the files between "=== BEGIN name" and "=== END".
+rm -rf "$W/out" && mkdir -p "$W/out"
+awk -v dir="$W/out" '
+	/^=== BEGIN / { f = dir "/" $3; next }
+	/^=== END/ { close(f); f = ""; next }
+	/^=== STATUS / { print $4 > (dir "/" $3 ".status"); close(dir "/" $3 ".status"); next }
+	f != "" { print > f }
+' "$W/console.log"
+"$B/tests/vm_check" "$W/out"
