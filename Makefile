@@ -7,10 +7,12 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror
 DEFS    := -D_GNU_SOURCE
 B       := build
+OBJCOPY ?= objcopy
 CROSS   ?=
 ifneq ($(CROSS),)
 CC      := $(CROSS)gcc
 CXX     := $(CROSS)g++
+OBJCOPY := $(CROSS)objcopy
 B       := build/$(patsubst %-,%,$(CROSS))
 endif
 

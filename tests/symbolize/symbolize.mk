@@ -18,13 +18,13 @@ $(SYMT)/target: tests/symbolize/target.c tests/symbolize/target.h $(SYMT)/libsym
 
 # Same code and build-id, no DWARF (.symtab stays), and the DWARF alone.
 $(SYMT)/target-nodebug: $(SYMT)/target
-	objcopy --strip-debug $< $@
+	$(OBJCOPY) --strip-debug $< $@
 $(SYMT)/target.debug: $(SYMT)/target
-	objcopy --only-keep-debug $< $@
+	$(OBJCOPY) --only-keep-debug $< $@
 $(SYMT)/libsymtarget-nodebug.so: $(SYMT)/libsymtarget.so
-	objcopy --strip-debug $< $@
+	$(OBJCOPY) --strip-debug $< $@
 $(SYMT)/libsymtarget.debug: $(SYMT)/libsymtarget.so
-	objcopy --only-keep-debug $< $@
+	$(OBJCOPY) --only-keep-debug $< $@
 
 $(SYMT)/test_symbolize: tests/symbolize/test_symbolize.c tools/symbolize.c \
 		tools/symbolize.h tests/harness.h | $(SYMT)

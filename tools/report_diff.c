@@ -1,0 +1,373 @@
+/* pmcshim-report diff BEFORE AFTER: per region (all threads merged), the
+ * change in calls, wall time and each event, absolute and as a ratio,
+ * largest change of the weight first; regions found on one side only are
+ * listed as such. The table compares inclusive totals; CSV and JSON carry
+ * inclusive and exclusive. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_render.h"
+
+/* A region on both sides (or one: the other is NULL). */
+struct drow {
+	uint32_t region;
+	const struct group *g[2];
+	double key;
+	bool na;
+};
+
+struct diff {
+	struct model *m;
+	const struct opts *o;
+	size_t n;
+	struct drow *rows;
+};
+
+/* One value on both sides; ok[i] false where side i has none. */
+struct pair {
+	bool ok[2];
+	uint64_t v[2];
+};
+
+static struct pair pair_of(const struct diff *d, const struct drow *r, int e, bool excl)
+{
+	struct pair p = { { false, false }, { 0, 0 } };
+
+	for (int i = 0; i < 2; i++) {
+		const struct sum *s = r->g[i] ? &r->g[i]->s[1 + e] : NULL;
+
+		if (s && s->have)
+			p.ok[i] = true, p.v[i] = excl ? s->excl : s->incl;
+	}
+	(void)d;
+	return p;
+}
+
+static struct pair calls_of(const struct drow *r)
+{
+	struct pair p = { { r->g[0] != NULL, r->g[1] != NULL },
+			  { r->g[0] ? r->g[0]->calls : 0, r->g[1] ? r->g[1]->calls : 0 } };
+
+	return p;
+}
+
+/* |after - before|; a region on one side counts in full. */
+static bool magnitude(const struct pair *p, double *v)
+{
+	if (p->ok[0] && p->ok[1])
+		*v = p->v[1] > p->v[0] ? (double)(p->v[1] - p->v[0]) : (double)(p->v[0] - p->v[1]);
+	else if (p->ok[0] || p->ok[1])
+		*v = (double)(p->ok[0] ? p->v[0] : p->v[1]);
+	else
+		return false;
+	return true;
+}
+
+static const char *status_of(const struct drow *r)
+{
+	return !r->g[0] ? "after only" : !r->g[1] ? "before only" : "both";
+}
+
+static const struct diff *sort_diff;
+
+static int by_change(const void *pa, const void *pb)
+{
+	const struct drow *a = pa, *b = pb;
+
+	if (sort_diff->o->sort != S_NAME) {
+		if (a->na != b->na)
+			return a->na ? 1 : -1;
+		if (a->key != b->key)
+			return a->key < b->key ? 1 : -1;
+	}
+	return strcmp(sort_diff->m->regions[a->region], sort_diff->m->regions[b->region]);
+}
+
+/* The rows, from the model's two per-process tables. */
+static void collect(struct diff *d)
+{
+	struct model *m = d->m;
+	struct drow *by_region = xcalloc(m->nregions, sizeof(*by_region));
+	bool excl = d->o->sort == S_EXCL || d->o->sort == S_SHARE;
+
+	for (size_t i = 0; i < m->ntables; i++) {
+		const struct gtable *t = &m->tables[i];
+
+		for (size_t j = 0; t->scope == SC_PROCESS && j < t->n; j++)
+			by_region[t->g[j]->key.region].g[t->id] = t->g[j];
+	}
+	d->rows = xcalloc(m->nregions, sizeof(*d->rows));
+	for (uint32_t r = 0; r < m->nregions; r++) {
+		struct drow *row = &by_region[r];
+		struct pair p;
+
+		if (!row->g[0] && !row->g[1]) /* filtered out by --region */
+			continue;
+		row->region = r;
+		p = d->o->sort == S_CALLS ? calls_of(row) :
+			pair_of(d, row, d->o->sort == S_WALL ? -1 : m->weight, excl);
+		row->na = !magnitude(&p, &row->key);
+		d->rows[d->n++] = *row;
+	}
+	free(by_region);
+	sort_diff = d;
+	if (d->n > 1)
+		qsort(d->rows, d->n, sizeof(*d->rows), by_change);
+	if (d->o->top && d->n > d->o->top)
+		d->n = d->o->top;
+}
+
+/* ---- table -------------------------------------------------------------- */
+
+static void put_side(struct table *t, const struct pair *p, int i, enum how how)
+{
+	char b[32];
+
+	tbl_put(t, "%s", p->ok[i] ? fmt_num(b, p->v[i], how) : "n/a");
+}
+
+static void put_change(struct table *t, const struct pair *p, enum how how)
+{
+	char b[32];
+
+	if (!p->ok[0] || !p->ok[1])
+		tbl_put(t, "n/a");
+	else if (p->v[1] == p->v[0])
+		tbl_put(t, "0");
+	else if (p->v[1] > p->v[0])
+		tbl_put(t, "+%s", fmt_num(b, p->v[1] - p->v[0], how));
+	else
+		tbl_put(t, "-%s", fmt_num(b, p->v[0] - p->v[1], how));
+}
+
+static bool ratio(const struct pair *p, double *v)
+{
+	if (!p->ok[0] || !p->ok[1] || !p->v[0])
+		return false;
+	*v = (double)p->v[1] / (double)p->v[0];
+	return true;
+}
+
+static void put_ratio(struct table *t, const struct pair *p)
+{
+	double v;
+
+	if (ratio(p, &v))
+		tbl_put(t, "%.2fx", v);
+	else
+		tbl_put(t, "-");
+}
+
+static void diff_table(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
+	struct table t;
+	size_t c = 4;
+
+	for (int i = 0; i < 2; i++)
+		fprintf(out, "# %s: %s: %s (pid %" PRIu64 ", %zu thread%s)\n",
+			i ? "after " : "before", m->files[i]->path, m->files[i]->executable,
+			m->files[i]->pid, m->files[i]->nthreads, m->files[i]->nthreads == 1 ? "" : "s");
+	fprintf(out, "# inclusive totals, all threads merged; sorted by the largest change "
+		"of %s%s; ratio = after / before\n\n",
+		d->o->sort == S_CALLS ? "calls" : d->o->sort == S_WALL ? "wall" :
+		model_weight_name(m), d->o->sort == S_EXCL || d->o->sort == S_SHARE ?
+		" (exclusive)" : "");
+	if (!d->n) {
+		fprintf(out, "(no regions%s)\n", d->o->has_re ? " match --region" : "");
+		return;
+	}
+	tbl_init(&t, 4 + 4 * (1 + m->nev));
+	tbl_left(&t, 0), tbl_left(&t, 1);
+	tbl_span(&t, 2, 2, "calls");
+	for (int e = -1; e < (int)m->nev; e++, c += 4)
+		tbl_span(&t, c, 4, e < 0 ? "wall time" : m->ev[e]);
+	tbl_put(&t, "region"), tbl_put(&t, "status"), tbl_put(&t, "before");
+	tbl_put(&t, "after");
+	for (int e = -1; e < (int)m->nev; e++) {
+		tbl_put(&t, "before"), tbl_put(&t, "after"), tbl_put(&t, "change");
+		tbl_put(&t, "ratio");
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drow *r = &d->rows[i];
+		struct pair calls = calls_of(r);
+		char b[32];
+
+		tbl_put(&t, "%s", m->regions[r->region]);
+		tbl_put(&t, "%s", r->g[0] && r->g[1] ? "" : status_of(r));
+		for (int s = 0; s < 2; s++)
+			tbl_put(&t, "%s", calls.ok[s] ? fmt_num(b, calls.v[s], H_EXACT) : "-");
+		for (int e = -1; e < (int)m->nev; e++) {
+			struct pair p = pair_of(d, r, e, false);
+
+			put_side(&t, &p, 0, how_of(m, e)), put_side(&t, &p, 1, how_of(m, e));
+			put_change(&t, &p, how_of(m, e));
+			put_ratio(&t, &p);
+		}
+	}
+	tbl_print(&t, out);
+}
+
+/* ---- CSV and JSON ------------------------------------------------------- */
+
+static void csv_pair(FILE *out, const struct pair *p)
+{
+	double v;
+
+	for (int i = 0; i < 2; i++) {
+		putc(',', out);
+		if (p->ok[i])
+			fprintf(out, "%" PRIu64, p->v[i]);
+	}
+	putc(',', out);
+	if (p->ok[0] && p->ok[1])
+		fprintf(out, "%s%" PRIu64, p->v[1] < p->v[0] ? "-" : "",
+			p->v[1] < p->v[0] ? p->v[0] - p->v[1] : p->v[1] - p->v[0]);
+	putc(',', out);
+	if (ratio(p, &v))
+		fprintf(out, "%.6f", v);
+}
+
+static void diff_csv(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
+
+	fputs("region,status,calls_before,calls_after,calls_change,calls_ratio", out);
+	for (int e = -1; e < (int)m->nev; e++) {
+		for (int x = 0; x < 2; x++) {
+			static const char *const part[] = { "before", "after", "change", "ratio" };
+
+			for (int k = 0; k < 4; k++) {
+				char *name;
+
+				if (asprintf(&name, "%s_%s%s_%s", e < 0 ? "wall" : m->ev[e],
+					     x ? "excl" : "incl", e < 0 ? "_ns" : "", part[k]) < 0)
+					oom();
+				putc(',', out);
+				csv_field(out, name);
+				free(name);
+			}
+		}
+	}
+	putc('\n', out);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drow *r = &d->rows[i];
+		struct pair calls = calls_of(r);
+
+		csv_field(out, m->regions[r->region]);
+		fprintf(out, ",%s", status_of(r));
+		csv_pair(out, &calls);
+		for (int e = -1; e < (int)m->nev; e++) {
+			for (int x = 0; x < 2; x++) {
+				struct pair p = pair_of(d, r, e, x);
+
+				csv_pair(out, &p);
+			}
+		}
+		putc('\n', out);
+	}
+}
+
+static void json_side(FILE *out, const struct pair *p, int i)
+{
+	if (p->ok[i])
+		fprintf(out, "%" PRIu64, p->v[i]);
+	else
+		fputs("null", out);
+}
+
+static void json_pair(FILE *out, const struct pair *p)
+{
+	double v;
+
+	fputs("{\"before\": ", out);
+	json_side(out, p, 0);
+	fputs(", \"after\": ", out);
+	json_side(out, p, 1);
+	fputs(", \"change\": ", out);
+	if (p->ok[0] && p->ok[1])
+		fprintf(out, "%s%" PRIu64, p->v[1] < p->v[0] ? "-" : "",
+			p->v[1] < p->v[0] ? p->v[0] - p->v[1] : p->v[1] - p->v[0]);
+	else
+		fputs("null", out);
+	fputs(", \"ratio\": ", out);
+	if (ratio(p, &v))
+		fprintf(out, "%.6f}", v);
+	else
+		fputs("null}", out);
+}
+
+static void json_stat_pair(FILE *out, const struct diff *d, const struct drow *r, int e)
+{
+	struct pair incl = pair_of(d, r, e, false), excl = pair_of(d, r, e, true);
+
+	fputs("{\"incl\": ", out);
+	json_pair(out, &incl);
+	fputs(", \"excl\": ", out);
+	json_pair(out, &excl);
+	fputs("}", out);
+}
+
+static void diff_json(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
+
+	fputs("{\n  \"before\": ", out);
+	json_string(out, m->files[0]->path);
+	fputs(",\n  \"after\": ", out);
+	json_string(out, m->files[1]->path);
+	fputs(",\n  \"weight\": ", out);
+	json_string(out, model_weight_name(m));
+	fputs(",\n  \"regions\": [", out);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct drow *r = &d->rows[i];
+		struct pair calls = calls_of(r);
+
+		fputs(i ? ",\n    {\"region\": " : "\n    {\"region\": ", out);
+		json_string(out, m->regions[r->region]);
+		fprintf(out, ", \"status\": \"%s\", \"calls\": ", status_of(r));
+		json_pair(out, &calls);
+		fputs(",\n     \"wall_ns\": ", out);
+		json_stat_pair(out, d, r, -1);
+		fputs(",\n     \"events\": {", out);
+		for (size_t e = 0; e < m->nev; e++) {
+			fputs(e ? ",\n       " : "\n       ", out);
+			json_string(out, m->ev[e]);
+			fputs(": ", out);
+			json_stat_pair(out, d, r, (int)e);
+		}
+		fputs("}}", out);
+	}
+	fputs(d->n ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
+	     char *why, size_t whylen)
+{
+	struct report *files[2] = { before, after };
+	struct opts mo = *o;
+	struct diff d = { .o = o };
+
+	if (o->format == F_FOLDED) {
+		snprintf(why, whylen, "diff: --format folded is not available (flamegraph's "
+			 "difffolded.pl compares two folded outputs)");
+		return 2;
+	}
+	/* Each side is one "process" of the model: the same events, regions
+	 * and weight on both sides, regions merged over threads. */
+	mo.by_process = true, mo.threads = false, mo.stacks = false, mo.top = 0;
+	if (!(d.m = model_new(files, 2, &mo, why, whylen)))
+		return 2;
+	model_tables(d.m);
+	collect(&d);
+	if (o->format == F_CSV)
+		diff_csv(out, &d);
+	else if (o->format == F_JSON)
+		diff_json(out, &d);
+	else
+		diff_table(out, &d);
+	free(d.rows);
+	model_free(d.m);
+	return 0;
+}

@@ -1,0 +1,631 @@
+#include "report_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_symbols.h"
+#include "report_util.h"
+
+/* Sums never wrap: a saturated total is wrong, a wrapped one is absurd. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t c;
+
+	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
+}
+
+static void sum_add(struct sum *s, const struct rep_stat *st, bool present, uint64_t calls)
+{
+	if (!present) {
+		s->miss++;
+		return;
+	}
+	if (!s->have || st->min < s->min)
+		s->min = st->min;
+	if (!s->have || st->max > s->max)
+		s->max = st->max;
+	s->incl = sat_add(s->incl, st->incl);
+	s->excl = sat_add(s->excl, st->excl);
+	s->calls = sat_add(s->calls, calls);
+	s->have++;
+}
+
+bool event_is_time(const char *name)
+{
+	size_t n = strcspn(name, ":");
+
+	return (n == 10 && !strncmp(name, "task-clock", n)) ||
+	       (n == 9 && !strncmp(name, "cpu-clock", n));
+}
+
+/* ---- names shared across files ------------------------------------------ */
+
+struct name_ent {
+	const char *s;
+	uint32_t idx;
+	UT_hash_handle hh;
+};
+
+/* Index of s in *names (added when new); the hash finds it. */
+static uint32_t intern(struct name_ent **hash, const char ***names, size_t *n, size_t *cap,
+		       const char *s)
+{
+	struct name_ent *e;
+
+	HASH_FIND_STR(*hash, s, e);
+	if (e)
+		return e->idx;
+	e = xcalloc(1, sizeof(*e));
+	e->s = s, e->idx = (uint32_t)*n;
+	HASH_ADD_KEYPTR(hh, *hash, e->s, strlen(e->s), e);
+	*names = grow(*names, cap, *n + 1, sizeof(**names));
+	(*names)[(*n)++] = s;
+	return e->idx;
+}
+
+static void clear_names(struct name_ent **hash)
+{
+	struct name_ent *e, *tmp;
+
+	HASH_ITER(hh, *hash, e, tmp) {
+		HASH_DEL(*hash, e);
+		free(e);
+	}
+}
+
+/* Files may list different events: the columns are their union, by name. */
+static void map_events(struct model *m)
+{
+	struct name_ent *hash = NULL;
+	size_t cap = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		for (size_t i = 0; i < m->files[f]->nev; i++)
+			intern(&hash, &m->ev, &m->nev, &cap, m->files[f]->ev[i].name);
+	m->evmap = xcalloc(m->nfiles * m->nev, sizeof(*m->evmap));
+	for (size_t i = 0; i < m->nfiles * m->nev; i++)
+		m->evmap[i] = -1;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		for (size_t i = m->files[f]->nev; i-- > 0;) { /* a name listed twice: the first */
+			struct name_ent *e;
+
+			HASH_FIND_STR(hash, m->files[f]->ev[i].name, e);
+			m->evmap[f * m->nev + e->idx] = (int)i;
+		}
+	}
+	clear_names(&hash);
+}
+
+static void map_threads_and_regions(struct model *m)
+{
+	struct name_ent *hash = NULL;
+	size_t cap = 0, k = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		m->nthreads += m->files[f]->nthreads;
+	m->threads = xcalloc(m->nthreads, sizeof(*m->threads));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		for (size_t i = 0; i < m->files[f]->nthreads; i++, k++) {
+			struct mthread *t = &m->threads[k];
+
+			t->file = f, t->t = &m->files[f]->threads[i];
+			t->regmap = xcalloc(t->t->nnames, sizeof(*t->regmap));
+			for (size_t j = 0; j < t->t->nnames; j++)
+				t->regmap[j] = intern(&hash, &m->regions, &m->nregions, &cap,
+						      t->t->names[j]);
+		}
+	}
+	clear_names(&hash);
+	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
+	for (size_t i = 0; i < m->nregions; i++)
+		m->selected[i] = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
+}
+
+/* ---- weight ------------------------------------------------------------- */
+
+static bool event_has_values(const struct model *m, size_t e)
+{
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct mthread *t = &m->threads[i];
+		const struct report *r = m->files[t->file];
+		int k = m->evmap[t->file * m->nev + e];
+
+		for (size_t j = 0; k >= 0 && j < t->t->nrows; j++)
+			if (t->t->present[j * r->nev + (size_t)k])
+				return true;
+	}
+	return false;
+}
+
+static bool choose_weight(struct model *m, char *why, size_t whylen)
+{
+	const char *want = m->o->event;
+	size_t n = 0;
+
+	m->weight = -1;
+	if (want && !strcmp(want, "wall"))
+		return true;
+	for (size_t e = 0; e < m->nev; e++) {
+		if (want ? !strcmp(want, m->ev[e]) : event_has_values(m, e)) {
+			m->weight = (int)e;
+			return true;
+		}
+	}
+	if (!want) /* no event has a value: wall time */
+		return true;
+	n = (size_t)snprintf(why, whylen, "--event %s: no such event in the report%s (",
+			     want, m->nfiles > 1 ? "s" : "");
+	for (size_t e = 0; e < m->nev && n < whylen; e++)
+		n += (size_t)snprintf(why + n, whylen - n, "%s, ", m->ev[e]);
+	if (n < whylen)
+		snprintf(why + n, whylen - n, "or wall)");
+	return false;
+}
+
+/* IPC needs instructions and cycles counted the same way (same modifier). */
+static void find_ipc(struct model *m)
+{
+	m->ipc_ins = m->ipc_cyc = -1;
+	for (size_t i = 0; i < m->nev && m->ipc_ins < 0; i++) {
+		const char *ins = m->ev[i];
+
+		if (strncmp(ins, "instructions", 12) || (ins[12] && ins[12] != ':'))
+			continue;
+		for (size_t c = 0; c < m->nev; c++) {
+			const char *cyc = m->ev[c];
+
+			if (!strncmp(cyc, "cycles", 6) && !strcmp(cyc + 6, ins + 12)) {
+				m->ipc_ins = (int)i, m->ipc_cyc = (int)c;
+				break;
+			}
+		}
+	}
+}
+
+static const struct rep_stat *row_stat(const struct model *m, size_t file,
+				       const struct rep_thread *t, size_t row, int e,
+				       bool *present)
+{
+	const struct report *r = m->files[file];
+	int k = e < 0 ? -1 : m->evmap[file * m->nev + (size_t)e];
+
+	*present = e < 0 || (k >= 0 && t->present[row * r->nev + (size_t)k]);
+	return &rep_stats(r, t, row)[k < 0 ? 0 : 1 + k];
+}
+
+/* The denominator of share: every region of the process, not only those
+ * --region keeps. */
+static void process_totals(struct model *m)
+{
+	m->file_total = xcalloc(m->nfiles, sizeof(*m->file_total));
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct mthread *t = &m->threads[i];
+
+		for (size_t j = 0; j < t->t->nrows; j++) {
+			bool present;
+			const struct rep_stat *st = row_stat(m, t->file, t->t, j, m->weight, &present);
+
+			sum_add(&m->file_total[t->file], st, present, t->t->rows[j].calls);
+			sum_add(&m->all_total, st, present, t->t->rows[j].calls);
+		}
+	}
+}
+
+/* ---- stacks across files ------------------------------------------------ */
+
+struct skey_ent {
+	void *key;
+	size_t len;
+	uint32_t idx;
+	UT_hash_handle hh;
+};
+
+static uint32_t intern_bytes(struct skey_ent **hash, const void *key, size_t len,
+			     uint32_t next)
+{
+	struct skey_ent *e;
+
+	HASH_FIND(hh, *hash, key, len, e);
+	if (e)
+		return e->idx;
+	e = xcalloc(1, sizeof(*e));
+	e->key = memcpy(xmalloc(len), key, len), e->len = len, e->idx = next;
+	HASH_ADD_KEYPTR(hh, *hash, e->key, len, e);
+	return next;
+}
+
+static void clear_bytes(struct skey_ent **hash)
+{
+	struct skey_ent *e, *tmp;
+
+	HASH_ITER(hh, *hash, e, tmp) {
+		HASH_DEL(*hash, e);
+		free(e->key);
+		free(e);
+	}
+}
+
+/* A module is the same in two reports when path and build-id are. */
+static void map_modules(struct model *m)
+{
+	struct skey_ent *hash = NULL;
+	size_t cap = 0;
+
+	m->modmap = xcalloc(m->nfiles, sizeof(*m->modmap));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		m->modmap[f] = xcalloc(r->nmodules, sizeof(**m->modmap));
+		for (size_t i = 0; i < r->nmodules; i++) {
+			const struct rep_module *md = &r->modules[i];
+			size_t lp = strlen(md->path), lb = strlen(md->build_id);
+			char *key = xmalloc(lp + lb + 2);
+			uint32_t g;
+
+			memcpy(key, md->path, lp + 1), memcpy(key + lp + 1, md->build_id, lb + 1);
+			g = intern_bytes(&hash, key, lp + lb + 2, (uint32_t)m->nmodules);
+			free(key);
+			if (g == m->nmodules) {
+				m->modules = grow(m->modules, &cap, m->nmodules + 1,
+						  sizeof(*m->modules));
+				m->modules[m->nmodules++] = (struct gmodule){ md->path, md->build_id };
+			}
+			m->modmap[f][i] = g;
+		}
+	}
+	clear_bytes(&hash);
+}
+
+struct fkey {
+	int64_t mod;
+	uint64_t off;
+};
+
+/* Two processes load the same code at different addresses: a stack is the
+ * same when its frames are at the same offsets of the same modules. */
+static void map_stacks(struct model *m)
+{
+	struct skey_ent *hash = NULL;
+	size_t cap = 0, kcap = 0;
+	struct fkey *key = NULL;
+
+	m->stackmap = xcalloc(m->nfiles, sizeof(*m->stackmap));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		m->stackmap[f] = xcalloc(r->nstacks, sizeof(**m->stackmap));
+		for (size_t s = 0; s < r->nstacks; s++) {
+			const struct rep_frame *fr = &r->frames[r->stacks[s].first];
+			size_t n = r->stacks[s].n;
+			uint32_t g;
+
+			key = grow(key, &kcap, n + 1, sizeof(*key));
+			for (size_t k = 0; k < n; k++)
+				key[k] = fr[k].module < 0 ?
+					(struct fkey){ -1, fr[k].addr } :
+					(struct fkey){ m->modmap[f][fr[k].module], fr[k].offset };
+			g = intern_bytes(&hash, key, n * sizeof(*key), (uint32_t)m->nstacks);
+			if (g == m->nstacks) {
+				m->stacks = grow(m->stacks, &cap, m->nstacks + 1, sizeof(*m->stacks));
+				m->stacks[m->nstacks++] = (struct gstack){ f, (uint32_t)s };
+			}
+			m->stackmap[f][s] = g;
+		}
+	}
+	free(key);
+	clear_bytes(&hash);
+}
+
+size_t model_stack_depth(const struct model *m, uint32_t stack)
+{
+	const struct gstack *g = &m->stacks[stack];
+
+	return m->files[g->file]->stacks[g->local].n;
+}
+
+const char *model_frame(struct model *m, uint32_t stack, size_t k)
+{
+	const struct gstack *g = &m->stacks[stack];
+	const struct report *r = m->files[g->file];
+	const struct rep_frame *f = &r->frames[r->stacks[g->local].first + k];
+	const struct gmodule *md = f->module < 0 ? NULL : &m->modules[m->modmap[g->file][f->module]];
+
+	return symbols_frame(m->sym, md ? (int64_t)m->modmap[g->file][f->module] : -1,
+			     md ? md->path : NULL, md ? md->build_id : NULL, f);
+}
+
+void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,
+						     const char *note), void *arg)
+{
+	symbols_notes(m->sym, fn, arg);
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+struct model *model_new(struct report **files, size_t n, const struct opts *o, char *why,
+			size_t whylen)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+
+	m->o = o, m->files = files, m->nfiles = n;
+	map_events(m);
+	map_threads_and_regions(m);
+	if (!choose_weight(m, why, whylen)) {
+		model_free(m);
+		return NULL;
+	}
+	find_ipc(m);
+	process_totals(m);
+	if (o->stacks || o->format == F_FOLDED) {
+		map_modules(m);
+		map_stacks(m);
+	}
+	m->sym = symbols_new(o->symbolize);
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nthreads; i++)
+		free(m->threads[i].regmap);
+	for (size_t f = 0; m->modmap && f < m->nfiles; f++)
+		free(m->modmap[f]);
+	for (size_t f = 0; m->stackmap && f < m->nfiles; f++)
+		free(m->stackmap[f]);
+	for (size_t t = 0; t < m->ntables; t++)
+		free(m->tables[t].g);
+	while (m->groups) {
+		struct group *g = m->groups;
+
+		m->groups = g->next_all;
+		free(g->s), free(g->sub), free(g);
+	}
+	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
+	free(m->threads), free(m->regions), free(m->selected), free(m->ev), free(m->evmap);
+	free(m->file_total);
+	symbols_free(m->sym);
+	free(m);
+}
+
+/* ---- derived values ----------------------------------------------------- */
+
+const char *model_weight_name(const struct model *m)
+{
+	return m->weight < 0 ? "wall" : m->ev[m->weight];
+}
+
+const struct sum *model_weight(const struct model *m, const struct group *g)
+{
+	return &g->s[m->weight < 0 ? 0 : 1 + m->weight];
+}
+
+const struct sum *model_total(const struct model *m, const struct gtable *t)
+{
+	if (t->scope == SC_PROCESS)
+		return &m->file_total[t->id];
+	if (t->scope == SC_THREAD)
+		return &m->file_total[m->threads[t->id].file];
+	return &m->all_total;
+}
+
+/* Over the calls of the rows that had a value. */
+bool sum_mean(const struct sum *s, double *v)
+{
+	if (!s->have || !s->calls)
+		return false;
+	*v = (double)s->incl / (double)s->calls;
+	return true;
+}
+
+bool group_share(const struct model *m, const struct gtable *t, const struct group *g,
+		 double *v)
+{
+	const struct sum *w = model_weight(m, g), *tot = model_total(m, t);
+
+	if (!w->have || !tot->have || !tot->excl)
+		return false;
+	*v = (double)w->excl / (double)tot->excl;
+	return true;
+}
+
+/* Only when both events were counted in the same rows. */
+bool group_ipc(const struct model *m, const struct group *g, double *v)
+{
+	const struct sum *ins, *cyc;
+
+	if (m->ipc_ins < 0)
+		return false;
+	ins = &g->s[1 + m->ipc_ins], cyc = &g->s[1 + m->ipc_cyc];
+	if (!ins->have || ins->have != cyc->have || ins->miss != cyc->miss || !cyc->incl)
+		return false;
+	*v = (double)ins->incl / (double)cyc->incl;
+	return true;
+}
+
+/* ---- tables ------------------------------------------------------------- */
+
+static struct group *group_get(struct model *m, struct group **hash, uint32_t region,
+			       uint32_t scope, uint32_t stack)
+{
+	struct group *g, probe;
+
+	memset(&probe.key, 0, sizeof(probe.key));
+	probe.key.region = region, probe.key.scope = scope, probe.key.stack = stack;
+	HASH_FIND(hh, *hash, &probe.key, sizeof(probe.key), g);
+	if (g)
+		return g;
+	g = xcalloc(1, sizeof(*g));
+	g->key = probe.key;
+	g->s = xcalloc(1 + m->nev, sizeof(*g->s));
+	HASH_ADD(hh, *hash, key, sizeof(g->key), g);
+	return g;
+}
+
+static void add_row(const struct model *m, struct group *g, const struct mthread *t, size_t j)
+{
+	uint64_t calls = t->t->rows[j].calls;
+	bool present;
+
+	g->calls = sat_add(g->calls, calls);
+	for (int e = -1; e < (int)m->nev; e++) {
+		const struct rep_stat *st = row_stat(m, t->file, t->t, j, e, &present);
+
+		sum_add(&g->s[1 + e], st, present, calls);
+	}
+}
+
+/* The stacks of a region are "heaviest first": by their own (exclusive)
+ * cost, unless --sort says otherwise. */
+static void set_sort_key(const struct model *m, struct group *g)
+{
+	const struct sum *w = model_weight(m, g);
+	double v = 0;
+	bool ok = w->have > 0;
+	enum sort_field sort = m->o->sort;
+
+	if (!m->o->sort_given && g->key.stack != NO_STACK)
+		sort = S_EXCL;
+	g->tie_excl = w->have ? (double)w->excl : -1;
+	g->tie_incl = w->have ? (double)w->incl : -1;
+	switch (sort) {
+	case S_INCL: v = (double)w->incl; break;
+	case S_EXCL: case S_SHARE: v = (double)w->excl; break;
+	case S_MEAN: ok = sum_mean(w, &v); break;
+	case S_MIN: v = (double)w->min; break;
+	case S_MAX: v = (double)w->max; break;
+	case S_CALLS: v = (double)g->calls, ok = true; break;
+	case S_IPC: ok = group_ipc(m, g, &v); break;
+	case S_WALL: v = (double)g->s[0].incl, ok = true; break;
+	case S_NAME: ok = true; break;
+	}
+	g->sort_key = v, g->sort_na = !ok;
+}
+
+static const struct model *sort_model; /* qsort has no context argument */
+
+/* Heaviest first, n/a last; ties by name, then scope and stack, so the
+ * order never depends on hashing. */
+static int by_sort_key(const void *pa, const void *pb)
+{
+	const struct group *a = *(struct group *const *)pa, *b = *(struct group *const *)pb;
+	int c = 0;
+
+	if (sort_model->o->sort != S_NAME) {
+		if (a->sort_na != b->sort_na)
+			return a->sort_na ? 1 : -1;
+		if (a->sort_key != b->sort_key)
+			return a->sort_key < b->sort_key ? 1 : -1;
+		if (a->tie_excl != b->tie_excl)
+			return a->tie_excl < b->tie_excl ? 1 : -1;
+		if (a->tie_incl != b->tie_incl)
+			return a->tie_incl < b->tie_incl ? 1 : -1;
+	}
+	if (a->key.region != b->key.region)
+		c = strcmp(sort_model->regions[a->key.region], sort_model->regions[b->key.region]);
+	if (!c && a->key.scope != b->key.scope)
+		c = a->key.scope < b->key.scope ? -1 : 1;
+	if (!c && a->key.stack != b->key.stack)
+		c = a->key.stack < b->key.stack ? -1 : 1;
+	return c;
+}
+
+static void sort_cut(const struct model *m, struct group **g, size_t *n)
+{
+	sort_model = m;
+	if (*n > 1) /* g may be NULL when empty, which qsort must not see */
+		qsort(g, *n, sizeof(*g), by_sort_key);
+	if (m->o->top && *n > m->o->top)
+		*n = m->o->top;
+}
+
+/* Groups leave their hash for the model's list (freed with the model). */
+static void keep_groups(struct model *m, struct group **hash)
+{
+	struct group *g, *tmp;
+
+	HASH_ITER(hh, *hash, g, tmp) {
+		HASH_DEL(*hash, g);
+		g->next_all = m->groups;
+		m->groups = g;
+	}
+}
+
+static void attach_stacks(struct model *m, struct group *regs, struct group *stks)
+{
+	struct group *s, *tmp, *r;
+
+	HASH_ITER(hh, stks, s, tmp) {
+		struct group probe;
+
+		memset(&probe.key, 0, sizeof(probe.key));
+		probe.key.region = s->key.region, probe.key.scope = s->key.scope;
+		probe.key.stack = NO_STACK;
+		HASH_FIND(hh, regs, &probe.key, sizeof(probe.key), r);
+		set_sort_key(m, s);
+		r->sub = grow(r->sub, &r->subcap, r->nsub + 1, sizeof(*r->sub));
+		r->sub[r->nsub++] = s;
+	}
+	for (r = regs; r; r = r->hh.next)
+		sort_cut(m, r->sub, &r->nsub);
+}
+
+static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
+{
+	return sc == SC_ALL ? 0 : sc == SC_PROCESS ? (uint32_t)m->threads[thread].file :
+		(uint32_t)thread;
+}
+
+static void build_scope(struct model *m, enum scope sc)
+{
+	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
+	struct group *regs = NULL, *stks = NULL, *g;
+	size_t first = m->ntables;
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct mthread *t = &m->threads[i];
+		uint32_t scope = scope_of(m, sc, i);
+
+		for (size_t j = 0; j < t->t->nrows; j++) {
+			uint32_t region = t->regmap[t->t->rows[j].region];
+
+			if (!m->selected[region])
+				continue;
+			add_row(m, group_get(m, &regs, region, scope, NO_STACK), t, j);
+			if (m->stackmap)
+				add_row(m, group_get(m, &stks, region, scope,
+						     m->stackmap[t->file][t->t->rows[j].stack]),
+					t, j);
+		}
+	}
+	attach_stacks(m, regs, stks);
+	m->tables = xrealloc(m->tables, (m->ntables + nscopes) * sizeof(*m->tables));
+	for (size_t s = 0; s < nscopes; s++)
+		m->tables[m->ntables++] = (struct gtable){ .scope = sc, .id = (uint32_t)s };
+	for (g = regs; g; g = g->hh.next) /* count, then fill: no regrowing */
+		m->tables[first + g->key.scope].n++;
+	for (size_t s = 0; s < nscopes; s++) {
+		m->tables[first + s].g = xcalloc(m->tables[first + s].n, sizeof(struct group *));
+		m->tables[first + s].n = 0;
+	}
+	for (g = regs; g; g = g->hh.next) {
+		struct gtable *t = &m->tables[first + g->key.scope];
+
+		set_sort_key(m, g);
+		t->g[t->n++] = g;
+	}
+	for (size_t s = 0; s < nscopes; s++)
+		sort_cut(m, m->tables[first + s].g, &m->tables[first + s].n);
+	keep_groups(m, &regs);
+	keep_groups(m, &stks);
+}
+
+void model_tables(struct model *m)
+{
+	build_scope(m, SC_ALL);
+	if (m->o->by_process)
+		build_scope(m, SC_PROCESS);
+	if (m->o->threads)
+		build_scope(m, SC_THREAD);
+}

@@ -1,0 +1,145 @@
+/* Aggregation over loaded reports: events matched by name across files,
+ * region rows summed per region (and per call-site stack) over all threads,
+ * per process or per thread; the weight, region filter, sort and top N the
+ * user chose; the derived columns (mean, share, IPC). */
+#ifndef PMCSHIM_REPORT_MODEL_H
+#define PMCSHIM_REPORT_MODEL_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <uthash.h>
+
+#include "report_load.h"
+
+enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
+		  S_NAME };
+enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED };
+
+/* What the user asked for on the command line. */
+struct opts {
+	bool threads, by_process, stacks, symbolize;
+	enum sort_field sort;
+	bool sort_given;		/* else regions by incl, stacks by excl */
+	size_t top;			/* 0: all */
+	bool has_re;
+	regex_t re;			/* --region */
+	const char *event;		/* --event, NULL: the default weight */
+	enum out_format format;
+};
+
+/* A sum over region rows: have/miss count the rows with a value and with
+ * null, so an unavailable event is never summed as 0. */
+struct sum {
+	uint64_t incl, excl, min, max;
+	uint64_t calls;			/* of the rows with a value: mean = incl / calls */
+	uint32_t have, miss;
+};
+
+enum scope { SC_ALL, SC_PROCESS, SC_THREAD };
+
+/* One line of output: a region, or one call-site stack of it, in a scope. */
+struct group {
+	struct {
+		uint32_t region, scope, stack; /* scope: file or thread index; NO_STACK */
+	} key;
+	uint64_t calls;
+	struct sum *s;			/* [0] wall time, [1 + e] event e */
+	double sort_key, tie_excl, tie_incl; /* tie_*: the weight's, for ties */
+	bool sort_na;			/* no value to sort by: goes last */
+	size_t nsub, subcap;
+	struct group **sub;		/* with --stacks: its stacks, sorted */
+	struct group *next_all;		/* the model's list of every group */
+	UT_hash_handle hh;
+};
+
+/* The regions of one scope: everything, one process, or one thread. */
+struct gtable {
+	enum scope scope;
+	uint32_t id;			/* file (SC_PROCESS) or thread (SC_THREAD) */
+	size_t n;
+	struct group **g;		/* sorted, filtered, cut to --top */
+};
+
+struct mthread {
+	size_t file;
+	const struct rep_thread *t;
+	uint32_t *regmap;		/* the thread's region names -> model regions */
+};
+
+struct gmodule {
+	const char *path, *build_id;
+};
+
+struct gstack {
+	size_t file;			/* where its frames are */
+	uint32_t local;			/* its index in that report's stacks */
+};
+
+struct symbols;
+
+struct model {
+	const struct opts *o;
+	size_t nfiles;
+	struct report **files;
+	size_t nev;
+	const char **ev;		/* event names, union over files, first seen first */
+	int *evmap;			/* [file * nev + e]: the file's index, or -1 */
+	size_t nthreads;
+	struct mthread *threads;
+	size_t nregions;
+	const char **regions;
+	bool *selected;			/* region matches --region */
+	int weight;			/* event chosen as weight, -1: wall time */
+	int ipc_ins, ipc_cyc;		/* instructions and cycles events, or -1 */
+	struct sum *file_total;		/* [file]: weight excl over all its rows */
+	struct sum all_total;
+	/* call-site stacks, merged across files by module and offset */
+	size_t nmodules, nstacks;
+	struct gmodule *modules;
+	struct gstack *stacks;
+	uint32_t **modmap, **stackmap;	/* [file][local] -> global */
+	struct symbols *sym;
+	/* tables, built by model_tables */
+	size_t ntables;
+	struct gtable *tables;
+	struct group *groups;		/* all groups, for freeing */
+};
+
+/* Builds the model over files (which it does not own). NULL with why when
+ * --event names no event of the files. */
+struct model *model_new(struct report **files, size_t n, const struct opts *o, char *why,
+			size_t whylen);
+void model_free(struct model *m);
+
+/* Aggregates into m->tables: SC_ALL first, then each process (with
+ * --by-process), then each thread (with --threads). */
+void model_tables(struct model *m);
+
+/* The weight's name ("wall" or an event) and its sum in a group. */
+const char *model_weight_name(const struct model *m);
+const struct sum *model_weight(const struct model *m, const struct group *g);
+/* Total weight of the group's process (all processes for SC_ALL). */
+const struct sum *model_total(const struct model *m, const struct gtable *t);
+
+/* Derived values; false when not computable (n/a). */
+bool sum_mean(const struct sum *s, double *v);
+bool group_share(const struct model *m, const struct gtable *t, const struct group *g,
+		 double *v);
+bool group_ipc(const struct model *m, const struct group *g, double *v);
+
+/* The frames of a stack, innermost first, as text ("function (file:line)",
+ * or the report's symbol, or module+offset). */
+size_t model_stack_depth(const struct model *m, uint32_t stack);
+const char *model_frame(struct model *m, uint32_t stack, size_t k);
+/* Notes on symbols that fell short (one line per module). */
+void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,
+						     const char *note), void *arg);
+
+/* Software clock events count nanoseconds: shown as times. */
+bool event_is_time(const char *name);
+
+#endif

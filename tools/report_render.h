@@ -1,0 +1,61 @@
+/* Output: aligned tables for people (report_table.c), CSV, JSON and folded
+ * stacks for programs (report_formats.c), and the diff of two reports
+ * (report_diff.c). */
+#ifndef PMCSHIM_REPORT_RENDER_H
+#define PMCSHIM_REPORT_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report_model.h"
+#include "report_util.h"
+
+/* ---- numbers for people ---- */
+
+enum how { H_COUNT, H_TIME, H_EXACT };
+
+/* Three significant digits and a unit ("12.3 ms", "1.23 G", "456 k"), or
+ * H_EXACT with thousands separators ("12,772"). b: at least 32 bytes. */
+char *fmt_num(char *b, uint64_t v, enum how how);
+/* How event e (of the model; -1: wall time) is shown. */
+enum how how_of(const struct model *m, int e);
+
+/* ---- aligned tables ---- */
+
+struct table {
+	size_t ncol, n, cap;
+	char **cell;			/* row-major */
+	unsigned char *left;		/* per column: text, left-aligned */
+	size_t nspan, spancap;
+	struct span {
+		size_t col, ncol;
+		char *text;
+	} *span;			/* a heading over several columns */
+};
+
+void tbl_init(struct table *t, size_t ncol);
+void tbl_left(struct table *t, size_t col);
+void tbl_span(struct table *t, size_t col, size_t ncol, const char *text);
+void PRINTF(2, 3) tbl_put(struct table *t, const char *fmt, ...);
+/* Prints with column widths from the data, then frees the cells. */
+void tbl_print(struct table *t, FILE *out);
+
+/* ---- machine formats ---- */
+
+/* s as a JSON string, quoted and escaped. */
+void json_string(FILE *out, const char *s);
+/* s as a CSV field: quoted when it holds a comma, quote or line break. */
+void csv_field(FILE *out, const char *s);
+
+/* ---- the outputs ---- */
+
+void render_table(FILE *out, struct model *m);
+void render_csv(FILE *out, struct model *m);
+void render_json(FILE *out, struct model *m);
+void render_folded(FILE *out, struct model *m);
+
+/* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
+int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
+	     char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,166 @@
+#include "report_symbols.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "report_util.h"
+#include "symbolize.h"
+
+#ifdef PMCSHIM_NO_SYMBOLIZE
+/* Built without elfutils (the fuzz target): frames are named from the
+ * report only. */
+struct symbolizer *symbolizer_new(void)
+{
+	return NULL;
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	(void)s;
+}
+
+enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *build_id,
+			   uint64_t offset, char *out, size_t outlen, const char **note)
+{
+	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
+	*note = NULL;
+	return SYM_MODULE;
+}
+#endif
+
+struct fkey {
+	int64_t mod;
+	uint64_t off;		/* offset in the module, or the address */
+};
+
+struct fent {
+	struct fkey key;
+	const char *text;
+	UT_hash_handle hh;
+};
+
+struct note {
+	int64_t mod;
+	const char *path, *note;
+};
+
+/* Cache entries come in chunks: a report can have 100 000 distinct frames. */
+enum { CHUNK = 4096 };
+
+struct fchunk {
+	struct fchunk *next;
+	size_t used;
+	struct fent e[CHUNK];
+};
+
+struct symbols {
+	struct symbolizer *sz;		/* NULL: --no-symbolize */
+	struct fent *cache;
+	struct fchunk *chunks;
+	struct pool pool;
+	size_t nnotes, notes_cap;
+	struct note *notes;
+};
+
+struct symbols *symbols_new(bool use_debuginfo)
+{
+	struct symbols *s = xcalloc(1, sizeof(*s));
+
+	if (use_debuginfo)
+		s->sz = symbolizer_new();
+	return s;
+}
+
+void symbols_free(struct symbols *s)
+{
+	if (!s)
+		return;
+	HASH_CLEAR(hh, s->cache);
+	while (s->chunks) {
+		struct fchunk *c = s->chunks;
+
+		s->chunks = c->next;
+		free(c);
+	}
+	if (s->sz)
+		symbolizer_free(s->sz);
+	pool_free(&s->pool);
+	free(s->notes);
+	free(s);
+}
+
+/* One note per module: the first reason its frames fell short. */
+static void add_note(struct symbols *s, int64_t mod, const char *path, const char *note)
+{
+	for (size_t i = 0; i < s->nnotes; i++)
+		if (s->notes[i].mod == mod)
+			return;
+	s->notes = grow(s->notes, &s->notes_cap, s->nnotes + 1, sizeof(*s->notes));
+	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note };
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+static const char *describe(struct symbols *s, int64_t gmod, const char *path,
+			    const char *build_id, const struct rep_frame *f)
+{
+	char buf[1024];
+	const char *note = NULL;
+	enum sym_quality q = SYM_MODULE;
+
+	if (gmod < 0) { /* JIT code, a vDSO not listed...: the address is all */
+		if (f->symbol)
+			return pool_strdup(&s->pool, f->symbol);
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, f->addr);
+		return pool_strdup(&s->pool, buf);
+	}
+	if (s->sz)
+		q = symbolize(s->sz, path, build_id, f->offset, buf, sizeof(buf), &note);
+	if (note)
+		add_note(s, gmod, path, note);
+	if (q == SYM_LINE || q == SYM_FUNCTION)
+		return pool_strdup(&s->pool, buf);
+	if (f->symbol)
+		return pool_strdup(&s->pool, f->symbol);
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(path), f->offset);
+	return pool_strdup(&s->pool, buf);
+}
+
+const char *symbols_frame(struct symbols *s, int64_t gmod, const char *path,
+			  const char *build_id, const struct rep_frame *f)
+{
+	struct fkey k = { gmod < 0 ? -1 : gmod, gmod < 0 ? f->addr : f->offset };
+	struct fent *e;
+
+	HASH_FIND(hh, s->cache, &k, sizeof(k), e);
+	if (e)
+		return e->text;
+	if (!s->chunks || s->chunks->used == CHUNK) {
+		struct fchunk *c = xmalloc(sizeof(*c));
+
+		c->next = s->chunks, c->used = 0;
+		s->chunks = c;
+	}
+	e = &s->chunks->e[s->chunks->used++];
+	memset(e, 0, sizeof(*e));
+	e->key = k;
+	e->text = describe(s, gmod, path, build_id, f);
+	HASH_ADD(hh, s->cache, key, sizeof(k), e);
+	return e->text;
+}
+
+void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
+						 const char *note), void *arg)
+{
+	for (size_t i = 0; i < s->nnotes; i++)
+		fn(arg, s->notes[i].path, s->notes[i].note);
+}

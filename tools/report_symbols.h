@@ -1,0 +1,29 @@
+/* Stack frames as text, for --stacks and folded output: symbolized with
+ * elfutils through symbolize.h when the module can be read, else the
+ * report's own dladdr name, else module+offset. Cached per frame, so a
+ * frame shared by many stacks is looked up once. */
+#ifndef PMCSHIM_REPORT_SYMBOLS_H
+#define PMCSHIM_REPORT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "report_load.h"
+
+struct symbols;
+
+/* use_debuginfo false: never open a module (the report's names only). */
+struct symbols *symbols_new(bool use_debuginfo);
+void symbols_free(struct symbols *s);
+
+/* gmod: the frame's module, merged across reports (path and build-id),
+ * -1 when no module held the address. */
+const char *symbols_frame(struct symbols *s, int64_t gmod, const char *path,
+			  const char *build_id, const struct rep_frame *f);
+
+/* Why frames of a module are less than function (file:line): one call per
+ * module that had a note, in the order they came up. */
+void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
+						 const char *note), void *arg);
+
+#endif

@@ -1,0 +1,484 @@
+/* Human output: aligned tables with readable numbers. Unavailable values
+ * print as "n/a", never as 0; a sum that covers only some threads (the
+ * event was unavailable to the others) is marked '+'. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_render.h"
+
+/* ---- numbers ------------------------------------------------------------ */
+
+char *fmt_num(char *b, uint64_t v, enum how how)
+{
+	static const char *const unit[2][7] = {
+		{ "", " k", " M", " G", " T", " P", " E" }, { " ns", " us", " ms", " s" } };
+	size_t u = 0, nunit = how == H_TIME ? 4 : 7;
+	double x = (double)v;
+	char d[24];
+
+	if (how == H_EXACT) {
+		int n = snprintf(d, sizeof(d), "%" PRIu64, v), o = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (i && (n - i) % 3 == 0)
+				b[o++] = ',';
+			b[o++] = d[i];
+		}
+		b[o] = '\0';
+		return b;
+	}
+	/* 999.5 would print as "1000": move to the next unit before that. */
+	for (; u + 1 < nunit && x >= 999.5; u++)
+		x /= 1000;
+	snprintf(b, 32, u == 0 || x >= 99.95 ? "%.0f%s" : x >= 9.995 ? "%.1f%s" : "%.2f%s",
+		 x, unit[how][u]);
+	return b;
+}
+
+enum how how_of(const struct model *m, int e)
+{
+	return e < 0 || event_is_time(m->ev[e]) ? H_TIME : H_COUNT;
+}
+
+/* ---- tables ------------------------------------------------------------- */
+
+void tbl_init(struct table *t, size_t ncol)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncol = ncol;
+	t->left = xcalloc(ncol, 1);
+}
+
+void tbl_left(struct table *t, size_t col)
+{
+	t->left[col] = 1;
+}
+
+void tbl_span(struct table *t, size_t col, size_t ncol, const char *text)
+{
+	t->span = grow(t->span, &t->spancap, t->nspan + 1, sizeof(*t->span));
+	t->span[t->nspan++] = (struct span){ col, ncol, strdup(text) };
+	if (!t->span[t->nspan - 1].text)
+		oom();
+}
+
+void tbl_put(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom();
+	va_end(ap);
+	t->cell = grow(t->cell, &t->cap, t->n + 1, sizeof(*t->cell));
+	t->cell[t->n++] = s;
+}
+
+/* Display width: count UTF-8 lead bytes so names in any script align. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+/* Lines end without trailing blanks: the last cell may be padded. */
+static void put_line(FILE *out, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(out, "%.*s\n", (int)len, line);
+}
+
+/* The heading row of spans, centred over their columns (which grow when a
+ * span is wider than they are). */
+static void print_spans(struct table *t, size_t *w, FILE *out)
+{
+	char *line;
+	size_t len = 0, total = 0;
+
+	for (size_t i = 0; i < t->nspan; i++) {
+		struct span *s = &t->span[i];
+		size_t have = 2 * (s->ncol - 1), need = width(s->text);
+
+		total += strlen(s->text);
+		for (size_t c = s->col; c < s->col + s->ncol; c++)
+			have += w[c];
+		/* wider than its columns: they share the extra room */
+		for (size_t c = 0; need > have && c < s->ncol; c++) {
+			size_t add = (need - have + s->ncol - 1 - c) / (s->ncol - c);
+
+			w[s->col + c] += add, have += add;
+		}
+	}
+	for (size_t c = 0; c < t->ncol; c++)
+		total += w[c] + 2;
+	line = xmalloc(total + 1);
+	for (size_t c = 0; c < t->ncol;) {
+		struct span *s = NULL;
+		size_t span_w, pad;
+
+		for (size_t i = 0; i < t->nspan; i++)
+			if (t->span[i].col == c)
+				s = &t->span[i];
+		span_w = (c ? 2 : 0) + w[c];
+		for (size_t k = 1; s && k < s->ncol; k++)
+			span_w += 2 + w[c + k];
+		pad = s ? span_w - width(s->text) : span_w;
+		len += (size_t)sprintf(line + len, "%*s%s%*s", (int)(pad - pad / 2), "",
+				       s ? s->text : "", (int)(pad / 2), "");
+		c += s ? s->ncol : 1;
+	}
+	put_line(out, line, len);
+	free(line);
+}
+
+void tbl_print(struct table *t, FILE *out)
+{
+	size_t *w = xcalloc(t->ncol, sizeof(*w)), total = 0, len = 0;
+	char *line;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (width(t->cell[i]) > w[i % t->ncol])
+			w[i % t->ncol] = width(t->cell[i]);
+	if (t->nspan)
+		print_spans(t, w, out);
+	for (size_t c = 0; c < t->ncol; c++)
+		total += w[c] + 2;
+	for (size_t i = 0; i < t->n; i++)
+		total += strlen(t->cell[i]) > width(t->cell[i]) ?
+			 strlen(t->cell[i]) - width(t->cell[i]) : 0;
+	line = xmalloc(total + 1);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t c = i % t->ncol, pad = w[c] - width(t->cell[i]);
+
+		len += (size_t)sprintf(line + len, "%s%*s%s%*s", c ? "  " : "",
+				       (int)(t->left[c] ? 0 : pad), "", t->cell[i],
+				       (int)(t->left[c] ? pad : 0), "");
+		if (c + 1 == t->ncol) {
+			put_line(out, line, len);
+			len = 0;
+		}
+		free(t->cell[i]);
+	}
+	for (size_t i = 0; i < t->nspan; i++)
+		free(t->span[i].text);
+	free(line), free(w), free(t->cell), free(t->left), free(t->span);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- cells -------------------------------------------------------------- */
+
+struct marks {
+	bool partial, mux;
+};
+
+static void put_value(struct table *t, const struct sum *s, uint64_t v, enum how how,
+		      struct marks *mk)
+{
+	char b[32];
+
+	if (!s->have) {
+		tbl_put(t, "n/a");
+		return;
+	}
+	mk->partial |= s->miss > 0;
+	tbl_put(t, "%s%s", fmt_num(b, v, how), s->miss ? "+" : "");
+}
+
+static void put_double(struct table *t, bool ok, const char *fmt, double v)
+{
+	if (ok)
+		tbl_put(t, fmt, v);
+	else
+		tbl_put(t, "n/a");
+}
+
+/* ---- headers ------------------------------------------------------------ */
+
+static void print_file(FILE *out, const struct report *r)
+{
+	char b[32];
+
+	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s, %zu thread%s, wall %s)\n", r->path,
+		r->executable, r->pid, r->host ? ", host " : "", r->host ? r->host : "",
+		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
+		fmt_num(b, r->wall_ns, H_TIME));
+	fprintf(out, "#   events:");
+	for (size_t i = 0; i < r->nev; i++)
+		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
+			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
+	fprintf(out, "%s\n", r->nev ? "" : " none");
+}
+
+static void print_legend(FILE *out, const struct model *m)
+{
+	static const char *const field[] = { "incl", "excl", "mean", "min", "max", "", "excl",
+					     "", "", "" };
+	static const char *const other[] = { "", "", "", "", "", "calls", "", "IPC",
+					     "wall incl", "name" };
+	const char *w = model_weight_name(m);
+	enum sort_field s = m->o->sort;
+
+	fprintf(out, "# weight: %s%s; share = region's excl / all regions' excl in the process%s; "
+		"sorted by %s%s%s\n", w, m->o->event ? "" : " (default)", m->nfiles > 1 ? "es" : "",
+		*field[s] ? w : other[s], *field[s] ? " " : "", field[s]);
+}
+
+static void print_title(FILE *out, const struct model *m, const struct gtable *t)
+{
+	if (t->scope == SC_ALL)
+		fprintf(out, "\n## regions, all threads%s merged\n",
+			m->nfiles > 1 ? " of all processes" : "");
+	else if (t->scope == SC_PROCESS)
+		fprintf(out, "\n## regions of process %" PRIu64 " (%s)\n", m->files[t->id]->pid,
+			m->files[t->id]->path);
+	else
+		fprintf(out, "\n## regions of thread %" PRIu64 " %s (pid %" PRIu64 ")\n",
+			m->threads[t->id].t->tid, m->threads[t->id].t->name,
+			m->files[m->threads[t->id].file]->pid);
+}
+
+/* ---- region tables ------------------------------------------------------ */
+
+static void region_headings(struct table *t, const struct model *m)
+{
+	size_t c = 3;
+	char b[256];
+
+	tbl_left(t, 0);
+	tbl_put(t, "region"), tbl_put(t, "share"), tbl_put(t, "calls");
+	for (int e = -1; e < (int)m->nev; e++, c += 2) {
+		tbl_span(t, c, 2, e < 0 ? "wall time" : m->ev[e]);
+		tbl_put(t, "incl"), tbl_put(t, "excl");
+	}
+	snprintf(b, sizeof(b), "%s per call", model_weight_name(m));
+	tbl_span(t, c, 3, b);
+	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
+	if (m->ipc_ins >= 0)
+		tbl_put(t, "IPC");
+}
+
+static void region_row(struct table *t, const struct model *m, const struct gtable *gt,
+		       const struct group *g, struct marks *mk)
+{
+	const struct sum *w = model_weight(m, g);
+	enum how wh = how_of(m, m->weight);
+	double v = 0;
+	bool ok;
+	char b[32];
+
+	tbl_put(t, "%s", m->regions[g->key.region]);
+	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */
+	put_double(t, ok, "%.1f%%", 100 * v);
+	tbl_put(t, "%s", fmt_num(b, g->calls, H_EXACT));
+	for (int e = -1; e < (int)m->nev; e++) {
+		put_value(t, &g->s[1 + e], g->s[1 + e].incl, how_of(m, e), mk);
+		put_value(t, &g->s[1 + e], g->s[1 + e].excl, how_of(m, e), mk);
+	}
+	if (sum_mean(w, &v) && v < 18e18) /* a mean shows like any other value */
+		tbl_put(t, "%s%s", fmt_num(b, (uint64_t)(v + 0.5), wh), w->miss ? "+" : "");
+	else
+		tbl_put(t, "n/a");
+	put_value(t, w, w->min, wh, mk);
+	put_value(t, w, w->max, wh, mk);
+	if (m->ipc_ins >= 0) {
+		ok = group_ipc(m, g, &v);
+		put_double(t, ok, "%.2f", v);
+	}
+}
+
+static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
+{
+	const char *wn = model_weight_name(m);
+	enum how wh = how_of(m, m->weight);
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (m->o->sort_given)
+		fprintf(out, "\n### call-site stacks, in --sort order (frames innermost first)\n");
+	else
+		fprintf(out, "\n### call-site stacks, heaviest first by %s excl (frames innermost "
+			"first)\n", wn);
+	for (size_t i = 0; i < gt->n; i++) {
+		const struct group *g = gt->g[i];
+
+		fprintf(out, "%s (%zu stack%s)\n", m->regions[g->key.region], g->nsub,
+			g->nsub == 1 ? "" : "s");
+		for (size_t k = 0; k < g->nsub; k++) {
+			const struct group *s = g->sub[k];
+			const struct sum *w = model_weight(m, s);
+			double share;
+
+			fprintf(out, "  #%zu  calls %s  %s incl %s  excl %s  share %s\n", k + 1,
+				fmt_num(b1, s->calls, H_EXACT), wn,
+				w->have ? fmt_num(b2, w->incl, wh) : "n/a",
+				w->have ? fmt_num(b3, w->excl, wh) : "n/a",
+				group_share(m, gt, s, &share) ?
+				(snprintf(b4, sizeof(b4), "%.1f%%", 100 * share), b4) : "n/a");
+			for (size_t f = 0; f < model_stack_depth(m, s->key.stack); f++)
+				fprintf(out, "      %s\n", model_frame(m, s->key.stack, f));
+		}
+	}
+}
+
+static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
+{
+	struct table t;
+	struct marks mk = { 0 };
+
+	print_title(out, m, gt);
+	if (!gt->n) {
+		fprintf(out, "(no regions%s)\n", m->o->has_re ? " match --region" : "");
+		return;
+	}
+	tbl_init(&t, 3 + 2 * (1 + m->nev) + 3 + (m->ipc_ins >= 0));
+	region_headings(&t, m);
+	for (size_t i = 0; i < gt->n; i++)
+		region_row(&t, m, gt, gt->g[i], &mk);
+	tbl_print(&t, out);
+	if (mk.partial)
+		fprintf(out, "+ partial: some threads could not count this event; "
+			"the sum covers only those that did\n");
+	if (m->o->stacks)
+		print_stacks(out, m, gt);
+}
+
+/* ---- threads and processes ---------------------------------------------- */
+
+static void put_total(struct table *t, const struct rep_total *tot, enum how how,
+		      struct marks *mk)
+{
+	bool est = !strcmp(tot->status, "multiplexed") && tot->has_scaled;
+	char b[32];
+
+	if (!tot->has_value) { /* "unavailable", "not counted" */
+		tbl_put(t, "%s", strcmp(tot->status, "unavailable") ? tot->status : "n/a");
+		return;
+	}
+	mk->mux |= est;
+	tbl_put(t, "%s%s", fmt_num(b, est ? tot->scaled : tot->value, how), est ? "*" : "");
+}
+
+static void print_threads(FILE *out, const struct model *m, size_t f)
+{
+	const struct report *r = m->files[f];
+	struct table t;
+	struct marks mk = { 0 };
+	char b[32];
+
+	fprintf(out, "\n## threads of %s (pid %" PRIu64 ")\n", r->executable, r->pid);
+	tbl_init(&t, 7 + r->nev);
+	for (size_t c = 1; c < 4; c++)
+		tbl_left(&t, c);
+	tbl_put(&t, "tid"), tbl_put(&t, "name"), tbl_put(&t, "state"), tbl_put(&t, "setup");
+	tbl_put(&t, "wall"), tbl_put(&t, "cpu"), tbl_put(&t, "rows");
+	for (size_t e = 0; e < r->nev; e++)
+		tbl_put(&t, "%s", r->ev[e].name);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct rep_thread *th = &r->threads[i];
+
+		tbl_put(&t, "%" PRIu64, th->tid);
+		tbl_put(&t, "%s%s", th->name, th->main ? " (main)" : "");
+		tbl_put(&t, "%s", th->state), tbl_put(&t, "%s", th->setup);
+		tbl_put(&t, "%s", fmt_num(b, th->wall_ns, H_TIME));
+		tbl_put(&t, "%s", th->has_cpu ? fmt_num(b, th->cpu_ns, H_TIME) : "n/a");
+		tbl_put(&t, "%s", fmt_num(b, th->nrows, H_EXACT));
+		for (size_t e = 0; e < r->nev; e++)
+			put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ? H_TIME :
+				  H_COUNT, &mk);
+	}
+	tbl_print(&t, out);
+	if (mk.mux)
+		fprintf(out, "* multiplexed: the counter ran only part of the time; shown is "
+			"the scaled estimate, value x enabled / running\n");
+}
+
+static void print_processes(FILE *out, const struct model *m)
+{
+	const char *wn = model_weight_name(m);
+	enum how wh = how_of(m, m->weight);
+	struct table t;
+	char b[32];
+
+	fprintf(out, "\n## processes\n");
+	tbl_init(&t, 8);
+	tbl_left(&t, 0), tbl_left(&t, 2), tbl_left(&t, 3);
+	tbl_put(&t, "file"), tbl_put(&t, "pid"), tbl_put(&t, "host"), tbl_put(&t, "executable");
+	tbl_put(&t, "threads"), tbl_put(&t, "wall"), tbl_put(&t, "%s excl", wn);
+	tbl_put(&t, "share");
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+		const struct sum *s = &m->file_total[f];
+
+		tbl_put(&t, "%s", r->path), tbl_put(&t, "%" PRIu64, r->pid);
+		tbl_put(&t, "%s", r->host ? r->host : "-"), tbl_put(&t, "%s", r->executable);
+		tbl_put(&t, "%zu", r->nthreads), tbl_put(&t, "%s", fmt_num(b, r->wall_ns, H_TIME));
+		tbl_put(&t, "%s", s->have ? fmt_num(b, s->excl, wh) : "n/a");
+		if (s->have && m->all_total.excl)
+			tbl_put(&t, "%.1f%%", 100.0 * (double)s->excl / (double)m->all_total.excl);
+		else
+			tbl_put(&t, "n/a");
+	}
+	tbl_print(&t, out);
+}
+
+static void print_errors(FILE *out, const struct report *r)
+{
+	char b[32];
+
+	if (!r->nerrors)
+		return;
+	fprintf(out, "\n## marker errors in %s\n", r->path);
+	for (size_t i = 0; i < r->nerrors; i++) {
+		const struct rep_error *e = &r->errors[i];
+
+		fprintf(out, "  %s  tid %" PRIu64 "  region %s%s%s  count %s\n", e->kind, e->tid,
+			*e->region ? e->region : "-", e->open ? "  open " : "",
+			e->open ? e->open : "", fmt_num(b, e->count, H_EXACT));
+	}
+}
+
+static void print_note(void *arg, const char *path, const char *note)
+{
+	fprintf(arg, "  %s: %s\n", path, note);
+}
+
+static bool has_notes;
+
+static void count_note(void *arg, const char *path, const char *note)
+{
+	(void)arg, (void)path, (void)note;
+	has_notes = true;
+}
+
+void render_table(FILE *out, struct model *m)
+{
+	for (size_t f = 0; f < m->nfiles; f++)
+		print_file(out, m->files[f]);
+	print_legend(out, m);
+	for (size_t i = 0; i < m->ntables; i++) {
+		const struct gtable *t = &m->tables[i];
+
+		if (t->scope == SC_PROCESS && t->id == 0)
+			print_processes(out, m);
+		if (t->scope == SC_THREAD && (t->id == 0 || m->threads[t->id - 1].file !=
+					      m->threads[t->id].file))
+			print_threads(out, m, m->threads[t->id].file);
+		print_regions(out, m, t);
+	}
+	for (size_t f = 0; f < m->nfiles; f++)
+		print_errors(out, m->files[f]);
+	has_notes = false;
+	model_symbol_notes(m, count_note, NULL);
+	if (has_notes) {
+		fprintf(out, "\nnotes on symbols (frames fell back to function+offset or "
+			"module+offset):\n");
+		model_symbol_notes(m, print_note, out);
+	}
+}
