@@ -29,6 +29,8 @@ extern "C" {
 #endif
 
 #define PMCSHIM_API_VERSION 1
+/* The release: shown by the tools' --version and recorded in every report. */
+#define PMCSHIM_VERSION "0.3.0"
 
 /* What the shim exports as "pmcshim_api"; fields are only ever added. */
 struct pmcshim_api {
