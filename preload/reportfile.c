@@ -1,0 +1,301 @@
+/* Reading the report file: checks, the record walk, the site protocol,
+ * and whether the process that writes a file still runs. */
+#include "reportfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+
+_Static_assert(sizeof(struct rf_header) <= RF_HEADER_SIZE, "header fits its page");
+_Static_assert(sizeof(struct rf_record) == 8, "record header");
+_Static_assert(sizeof(struct rf_site) % 8 == 0, "site alignment");
+_Static_assert(sizeof(struct rf_thread) % 8 == 0, "thread alignment");
+_Static_assert(sizeof(struct rf_event) % 8 == 0, "event alignment");
+_Static_assert(sizeof(struct rf_error) % 8 == 0, "error alignment");
+
+static int fail(char *why, size_t len, const char *fmt, const char *arg)
+{
+	snprintf(why, len, fmt, arg);
+	return -1;
+}
+
+static int check_header(struct rf_file *f, char *why, size_t whylen)
+{
+	const struct rf_header *h = (const struct rf_header *)f->base;
+	uint64_t tail;
+
+	if (f->size < 8 || memcmp(h->magic, RF_MAGIC, 8) != 0)
+		return fail(why, whylen, "not a pmcshim report file%s", "");
+	if (f->size < RF_HEADER_SIZE)
+		return fail(why, whylen, "truncated: shorter than its header%s", "");
+	if (h->version != RF_VERSION) {
+		char v[16];
+		snprintf(v, sizeof(v), "%u", h->version);
+		return fail(why, whylen, "format version %s; this reader reads version 2", v);
+	}
+	if (h->header_size != RF_HEADER_SIZE)
+		return fail(why, whylen, "corrupt header (header_size)%s", "");
+	tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+	if (tail < RF_HEADER_SIZE || tail % 8)
+		return fail(why, whylen, "corrupt header (tail)%s", "");
+	/* A killed process can leave tail past a file that never grew. */
+	f->tail = tail < f->size ? tail : f->size & ~(uint64_t)7;
+	f->h = h;
+	return 0;
+}
+
+int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_t whylen)
+{
+	memset(f, 0, sizeof(*f));
+	f->base = buf;
+	f->size = len;
+	return check_header(f, why, whylen);
+}
+
+int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
+{
+	struct stat st;
+	void *p;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(f, 0, sizeof(*f));
+	if (fd < 0)
+		return fail(why, whylen, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(why, whylen, "%s", S_ISDIR(st.st_mode) ? "is a directory"
+								    : "not a regular file");
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return fail(why, whylen, "empty file%s", "");
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return fail(why, whylen, "cannot map: %s", strerror(errno));
+	if (rf_open_mem(p, (size_t)st.st_size, f, why, whylen) != 0) {
+		munmap(p, (size_t)st.st_size);
+		memset(f, 0, sizeof(*f));
+		return -1;
+	}
+	f->mapped = 1;
+	return 0;
+}
+
+void rf_close(struct rf_file *f)
+{
+	if (f->mapped && f->base)
+		munmap((void *)f->base, f->size);
+	memset(f, 0, sizeof(*f));
+}
+
+/* The smallest size each type can have. */
+static uint32_t min_size(uint16_t type)
+{
+	switch (type) {
+	case RF_EVENT: return sizeof(struct rf_event);
+	case RF_THREAD: return sizeof(struct rf_thread);
+	case RF_NAME: return sizeof(struct rf_name) + 1;
+	case RF_STACK: return sizeof(struct rf_stack);
+	case RF_MODULE: return sizeof(struct rf_module) + 1;
+	case RF_SITE: return sizeof(struct rf_site);
+	case RF_ERROR: return sizeof(struct rf_error);
+	default: return 0;
+	}
+}
+
+const struct rf_record *rf_next(const struct rf_file *f, uint64_t *off, int *bad)
+{
+	uint64_t at = *off ? *off : RF_HEADER_SIZE;
+
+	*bad = 0;
+	while (at + sizeof(struct rf_record) <= f->tail) {
+		const struct rf_record *r = (const void *)(f->base + at);
+		uint32_t size = r->size, need = min_size(r->type);
+
+		if (size < sizeof(*r) || size % 8 || size > f->tail - at ||
+		    (need && size < need)) {
+			*bad = 1;
+			return NULL;
+		}
+		at += size;
+		*off = at;
+		if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) == 1 && need)
+			return r;
+		/* not done (writer busy or killed), or a type from a newer
+		 * shim: skip it */
+	}
+	*off = at;
+	return NULL;
+}
+
+int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, uint32_t max)
+{
+	uint32_t n = s->nvalues < max ? s->nvalues : max;
+
+	for (int tries = 0; tries < 1000; tries++) {
+		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+
+		if (seq & 1) {
+			if (tries > 100)
+				sched_yield();
+			continue;
+		}
+		*calls = __atomic_load_n(&s->calls, __ATOMIC_RELAXED);
+		for (uint32_t i = 0; i < n; i++) {
+			out[i].incl = __atomic_load_n(&s->v[i].incl, __ATOMIC_RELAXED);
+			out[i].excl = __atomic_load_n(&s->v[i].excl, __ATOMIC_RELAXED);
+			out[i].min = __atomic_load_n(&s->v[i].min, __ATOMIC_RELAXED);
+			out[i].max = __atomic_load_n(&s->v[i].max, __ATOMIC_RELAXED);
+		}
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)
+			return 1;
+	}
+	/* The writer never finished: its process died inside a marker. */
+	*calls = s->calls;
+	memcpy(out, s->v, n * sizeof(*out));
+	return 0;
+}
+
+uint32_t rf_state(const struct rf_header *h)
+{
+	return __atomic_load_n(&h->state, __ATOMIC_ACQUIRE);
+}
+
+uint32_t rf_thread_state(const struct rf_thread *t)
+{
+	return __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+}
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int same_boot(const struct rf_header *h)
+{
+	char id[64];
+
+	if (read_small("/proc/sys/kernel/random/boot_id", id, sizeof(id)) != 0)
+		return 0;
+	id[strcspn(id, "\n")] = '\0';
+	return h->boot_id[0] && strncmp(id, h->boot_id, sizeof(h->boot_id)) == 0;
+}
+
+/* Field 22 of /proc/PID/stat (after the parenthesised command name). */
+static int proc_start_of(uint64_t pid, uint64_t *start)
+{
+	char path[64], buf[1024];
+	const char *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	if (read_small(path, buf, sizeof(buf)) != 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	while (*p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return sscanf(p, "%llu", (unsigned long long *)start) == 1 ? 0 : -1;
+}
+
+enum rf_liveness rf_liveness(const struct rf_header *h)
+{
+	uint64_t start;
+
+	if (rf_state(h) != RF_RUNNING)
+		return RF_GONE;
+	if (!same_boot(h))
+		return h->boot_id[0] ? RF_GONE : RF_UNKNOWN;
+	if (proc_start_of(h->pid, &start) != 0 || start != h->proc_start)
+		return RF_GONE;
+	return RF_LIVE;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double rf_ticks_per_ns(const struct rf_header *h)
+{
+	uint64_t mono, ticks;
+
+	if (rf_state(h) != RF_RUNNING && h->ticks_per_ns > 0)
+		return h->ticks_per_ns;
+	/* The tick counter runs at one rate for the whole machine (invariant
+	 * TSC, the arm64 generic timer): on the same boot our own sample
+	 * against the file's start calibrates it. */
+	if (strcmp(h->clock_source, ARCH_TICKS_NAME) != 0 || !same_boot(h))
+		return 0;
+	mono = mono_ns();
+	ticks = arch_ticks();
+	if (mono <= h->start_mono_ns + 1000000 || ticks <= h->start_ticks)
+		return 0;
+	return (double)(ticks - h->start_ticks) / (double)(mono - h->start_mono_ns);
+}
+
+const char *rf_state_name(uint32_t state)
+{
+	switch (state) {
+	case RF_RUNNING: return "running";
+	case RF_EXITED: return "exited";
+	case RF_EXECED: return "exec";
+	case RF_QUICK_EXIT: return "_exit";
+	default: return "?";
+	}
+}
+
+const char *rf_error_name(uint32_t kind)
+{
+	static const char *const names[RF_ERR_KINDS] = {
+		[RF_ERR_END_MISMATCH] = "end-mismatch",
+		[RF_ERR_END_UNOPENED] = "end-unopened",
+		[RF_ERR_OPEN_AT_EXIT] = "open-at-exit",
+		[RF_ERR_REENTRANT] = "reentrant",
+		[RF_ERR_TOO_DEEP] = "too-deep",
+	};
+	return kind < RF_ERR_KINDS ? names[kind] : "?";
+}
+
+const char *rf_source_name(const struct rf_header *h, uint32_t source)
+{
+	switch (source) {
+	case RF_SOURCE_USER:
+		return h->user_read[0] ? h->user_read : "user";
+	case RF_SOURCE_READ: return "read";
+	default: return "unavailable";
+	}
+}
+
+const char *rf_stack_method_name(uint32_t method)
+{
+	switch (method) {
+	case RF_STACK_CALLER: return "caller";
+	case RF_STACK_FP: return "frame-pointer";
+	case RF_STACK_UNWIND: return "libunwind";
+	default: return "?";
+	}
+}

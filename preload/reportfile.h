@@ -1,0 +1,292 @@
+/* The report file, format version 2 (docs/report-format.md): the one
+ * definition of its layout, shared by the shim (which writes it through a
+ * shared mapping while the program runs) and the reader in tools/.
+ *
+ * A file is a fixed header followed by records. Every integer is
+ * little-endian; every record is 8-byte aligned and starts with struct
+ * rf_record. Records are appended, never moved; the shim updates a few
+ * fields in place (site sums, error counts, thread totals, the header's
+ * state), each with a protocol that lets a reader running at the same time
+ * see whole values:
+ *   - tail: the shim fills a record's rf_record header, then stores tail
+ *     past it (release). A reader stops at tail (acquire).
+ *   - rf_record.done: 0 until the body is written, then 1 (release). A
+ *     reader skips records that are not done: a process killed while
+ *     writing one leaves it so, and every record after it is still read.
+ *   - site sums: a sequence count (odd while the owning thread updates).
+ *   - thread totals and the header's end fields: written before `state`
+ *     (release), read after it (acquire).
+ */
+#ifndef PMCSHIM_REPORTFILE_H
+#define PMCSHIM_REPORTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the report file is little-endian; this target is not"
+#endif
+
+#define RF_MAGIC "PMCSHIM"		/* 8 bytes with its NUL */
+#define RF_VERSION 2
+#define RF_HEADER_SIZE 4096
+#define RF_MAX_SIZE (UINT64_C(1) << 32)	/* a file never grows past 4 GiB */
+#define RF_EVENTS_MAX 8
+#define RF_NAME_MAX 1024		/* region names are cut to this */
+#define RF_FRAMES_MAX 65		/* call site + 64 frames above it */
+
+/* How the process ended, as far as the shim could tell. */
+enum rf_state {
+	RF_RUNNING = 1,		/* or ended without a word: killed, crashed */
+	RF_EXITED = 2,		/* exit() or return from main */
+	RF_EXECED = 3,		/* replaced by exec*(); exec_target says by what */
+	RF_QUICK_EXIT = 4,	/* _exit() / _Exit() */
+};
+
+enum rf_flag {
+	RF_FORKED = 1,		/* a fork() child: counts start at the fork */
+	RF_FULL = 2,		/* the file reached its size limit */
+	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
+};
+
+/* What the shim could not record, counted in the header. */
+enum rf_drop {
+	RF_DROP_FULL,		/* a record did not fit in the file */
+	RF_DROP_BUSY,		/* a marker met the shim busy on its thread (signal handler) */
+	RF_DROP_EARLY,		/* a marker before the shim was set up */
+	RF_DROP_KINDS = 8
+};
+
+struct rf_header {
+	char magic[8];			/* RF_MAGIC */
+	uint32_t version;		/* RF_VERSION */
+	uint32_t header_size;		/* RF_HEADER_SIZE: the first record */
+	uint64_t tail;			/* end of the last record (release/acquire) */
+	uint32_t state;			/* enum rf_state (release/acquire) */
+	uint32_t flags;			/* enum rf_flag */
+	uint64_t pid, ppid;
+	uint64_t proc_start;		/* field 22 of /proc/PID/stat: tells a reused pid */
+	char boot_id[40];		/* /proc/sys/kernel/random/boot_id */
+	/* CLOCK_REALTIME, CLOCK_MONOTONIC and the tick counter, sampled
+	 * together at start and at the end (end_*: once state is not
+	 * RF_RUNNING). Ticks convert to ns with ticks_per_ns. */
+	uint64_t start_real_ns, start_mono_ns, start_ticks;
+	uint64_t end_real_ns, end_mono_ns, end_ticks;
+	double ticks_per_ns;		/* 0 until the end; see rf_ticks_per_ns */
+	uint32_t stack_depth;		/* frames above the call site */
+	uint32_t nevents;		/* RF_EVENT records that follow */
+	uint64_t dropped[RF_DROP_KINDS];	/* enum rf_drop; relaxed atomics */
+	char clock_source[16];		/* "rdtsc", "cntvct", ... */
+	char user_read[16];		/* how RF_SOURCE_USER reads: "rdpmc", "mrs" */
+	char shim_version[32];
+	char host[64];
+	char executable[256];		/* the program's base name */
+	char exec_target[256];		/* RF_EXECED: the path it exec'd */
+	uint32_t argc;			/* arguments stored in argv (may be fewer than the program had) */
+	uint32_t argv_truncated;	/* 1: more arguments or bytes than fit */
+	char argv[2048];		/* argc NUL-terminated strings */
+};
+
+enum rf_type {
+	RF_EVENT = 1,
+	RF_THREAD = 2,
+	RF_NAME = 3,
+	RF_STACK = 4,
+	RF_MODULE = 5,
+	RF_SITE = 6,
+	RF_ERROR = 7,
+	RF_TYPES
+};
+
+struct rf_record {
+	uint32_t size;			/* bytes, this header included; a multiple of 8 */
+	uint16_t type;			/* enum rf_type */
+	uint16_t done;			/* 1 once the body is complete (release/acquire) */
+};
+
+/* Where an event's values come from. */
+enum rf_source {
+	RF_SOURCE_UNAVAILABLE = 0,
+	RF_SOURCE_READ = 1,		/* read() of the group */
+	RF_SOURCE_USER = 2,		/* rdpmc / mrs through the perf mmap page */
+};
+
+struct rf_event {
+	struct rf_record r;
+	uint32_t index;			/* position in the configured list */
+	uint32_t type;			/* perf_event_attr.type */
+	uint64_t config;
+	uint32_t exclude_kernel;
+	uint32_t source;		/* enum rf_source, as the first thread found it */
+	char name[48];
+	char reason[200];		/* why unavailable, or empty */
+};
+
+enum rf_thread_state {
+	RF_T_RUNNING = 1,
+	RF_T_EXITED = 2,		/* totals final */
+	RF_T_SNAPSHOT = 3,		/* still running when the process ended: totals as of then */
+};
+
+enum rf_total_status {
+	RF_TOTAL_NONE = 0,		/* no totals (thread running, or ended by a raw exit) */
+	RF_TOTAL_OK = 1,
+	RF_TOTAL_LOST = 2,		/* the counter's descriptor was lost (see lost_reason) */
+};
+
+struct rf_thread {
+	struct rf_record r;
+	uint32_t index;			/* 0, 1, ... in order of setup */
+	uint32_t tid;
+	uint32_t is_main, lazy;		/* lazy: set up at its first marker */
+	uint32_t nvalues;		/* values per site: wall + open events */
+	uint32_t open_mask;		/* bit e: event e is open in this thread */
+	uint64_t start_mono_ns;
+	/* Written when the thread ends (or at process end), before state. */
+	uint32_t state;			/* enum rf_thread_state (release/acquire) */
+	uint32_t total_status;		/* enum rf_total_status */
+	uint64_t end_mono_ns;
+	uint64_t cpu_ns;		/* UINT64_MAX: unknown */
+	uint64_t totals[RF_EVENTS_MAX], enabled[RF_EVENTS_MAX], running[RF_EVENTS_MAX];
+	char name[16];
+	char lost_reason[64];
+};
+
+struct rf_name {
+	struct rf_record r;
+	uint32_t id;			/* 1, 2, ...: what sites and errors refer to */
+	uint32_t len;			/* bytes of text, without the NUL */
+	char text[];			/* NUL-terminated */
+};
+
+enum rf_stack_method {
+	RF_STACK_CALLER = 0,		/* the call site alone (depth 0) */
+	RF_STACK_FP = 1,		/* frame-pointer walk */
+	RF_STACK_UNWIND = 2,		/* libunwind */
+};
+
+struct rf_stack {
+	struct rf_record r;
+	uint32_t id;			/* 0, 1, ... */
+	uint16_t nframes;		/* innermost (the call site) first */
+	uint16_t method;		/* enum rf_stack_method */
+	uint64_t pc[];
+};
+
+struct rf_module {
+	struct rf_record r;
+	uint32_t id;			/* 0, 1, ... */
+	uint32_t pad;
+	uint64_t base;			/* load bias */
+	uint64_t lo, hi;		/* mapped range of its PT_LOAD segments */
+	char build_id[132];		/* hex, empty when it has none */
+	char path[];			/* NUL-terminated */
+};
+
+/* One value of a site: wall ticks ([0]) or an event's count. min is
+ * UINT64_MAX until the first call. */
+struct rf_stat {
+	uint64_t incl, excl, min, max;
+};
+
+/* The accumulator of one region at one call-site stack in one thread.
+ * Only the owning thread writes it, inside seq (odd while writing). */
+struct rf_site {
+	struct rf_record r;
+	uint32_t thread;		/* rf_thread.index */
+	uint32_t region;		/* rf_name.id */
+	uint32_t stack;			/* rf_stack.id */
+	uint32_t nvalues;
+	uint32_t seq;
+	uint32_t pad;
+	uint64_t calls;
+	struct rf_stat v[];		/* nvalues */
+};
+
+enum rf_error_kind {
+	RF_ERR_END_MISMATCH = 0,	/* end of a region that is open but not innermost */
+	RF_ERR_END_UNOPENED = 1,	/* end of a region not open */
+	RF_ERR_OPEN_AT_EXIT = 2,	/* still open when its thread ended */
+	RF_ERR_REENTRANT = 3,		/* marker while the shim was busy on the thread */
+	RF_ERR_TOO_DEEP = 4,		/* nesting deeper than the shim keeps */
+	RF_ERR_KINDS
+};
+
+struct rf_error {
+	struct rf_record r;
+	uint32_t thread;
+	uint32_t kind;			/* enum rf_error_kind */
+	uint32_t region;		/* rf_name.id, 0: none */
+	uint32_t open;			/* innermost open region for a mismatch, else 0 */
+	uint64_t count;			/* relaxed atomic */
+};
+
+static inline uint32_t rf_align(size_t n)
+{
+	return (uint32_t)((n + 7) & ~(size_t)7);
+}
+
+static inline size_t rf_site_size(uint32_t nvalues)
+{
+	return sizeof(struct rf_site) + nvalues * sizeof(struct rf_stat);
+}
+
+/* --- writing a site (the owning thread) ------------------------------ */
+
+static inline void rf_site_write_begin(struct rf_site *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void rf_site_write_end(struct rf_site *s)
+{
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* --- reading (tools/, the shim's tests) ------------------------------ */
+
+/* A file opened for reading: mapped read-only, checked. */
+struct rf_file {
+	const unsigned char *base;
+	uint64_t size;			/* bytes mapped */
+	uint64_t tail;			/* records lie in [header_size, tail) */
+	const struct rf_header *h;
+	int mapped;			/* rf_open mapped it: rf_close unmaps */
+};
+
+/* Maps path and checks its header. 0, or -1 with a one-line reason. */
+int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen);
+/* The same over memory the caller owns (tests, the fuzzer). */
+int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_t whylen);
+void rf_close(struct rf_file *f);
+
+/* The record after *off (start with off = 0), skipping records not done.
+ * NULL at the end. A malformed record ends the walk with *bad set. */
+const struct rf_record *rf_next(const struct rf_file *f, uint64_t *off, int *bad);
+
+/* A consistent copy of a site's calls and values (at most max values).
+ * Returns 1, or 0 when the writer left it mid-update (its process died
+ * inside a marker): out then holds the values as they are. */
+int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, uint32_t max);
+
+/* How the process stands: its state, and for RF_RUNNING whether it still
+ * runs (same boot, pid alive with the same start time). */
+enum rf_liveness { RF_LIVE, RF_GONE, RF_UNKNOWN };
+enum rf_liveness rf_liveness(const struct rf_header *h);
+
+/* Ticks per ns: the shim's end calibration, or (same boot, still or no
+ * longer running) the reader's own clocks against the start sample. 0
+ * when neither is known. */
+double rf_ticks_per_ns(const struct rf_header *h);
+
+/* Field of the header, read with the protocol above. */
+uint32_t rf_state(const struct rf_header *h);
+uint32_t rf_thread_state(const struct rf_thread *t);
+
+const char *rf_state_name(uint32_t state);
+const char *rf_error_name(uint32_t kind);
+const char *rf_source_name(const struct rf_header *h, uint32_t source);
+const char *rf_stack_method_name(uint32_t method);
+
+#endif
