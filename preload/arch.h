@@ -9,6 +9,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 
 #define ARCH_TICKS_NAME "rdtsc"
+#define ARCH_USER_READ_NAME "rdpmc"
 #define ARCH_HAS_USER_PMC 1
 
 static inline uint64_t arch_ticks(void)
@@ -29,6 +30,7 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #elif defined(__aarch64__)
 
 #define ARCH_TICKS_NAME "cntvct"
+#define ARCH_USER_READ_NAME "mrs"
 #define ARCH_HAS_USER_PMC 1
 
 static inline uint64_t arch_ticks(void)
@@ -63,6 +65,7 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #else
 
 #define ARCH_TICKS_NAME "clock_monotonic"
+#define ARCH_USER_READ_NAME ""
 #define ARCH_HAS_USER_PMC 0
 
 static inline uint64_t arch_ticks(void)

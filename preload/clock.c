@@ -47,6 +47,11 @@ uint64_t clock_start_mono_ns(void)
 	return start_mono;
 }
 
+uint64_t clock_start_ticks(void)
+{
+	return start_ticks;
+}
+
 void clock_calibrate(void)
 {
 	uint64_t mono = clock_mono_ns(), ticks;

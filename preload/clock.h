@@ -18,5 +18,6 @@ uint64_t clock_thread_cpu_ns(void);
 /* Process start, CLOCK_REALTIME and CLOCK_MONOTONIC. */
 uint64_t clock_start_real_ns(void);
 uint64_t clock_start_mono_ns(void);
+uint64_t clock_start_ticks(void);
 
 #endif

@@ -8,7 +8,7 @@
 #include "events.h"
 
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
-#define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.json"
+#define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
 #define CONFIG_DEFAULT_DEPTH 8
 #define CONFIG_MAX_DEPTH 64
 

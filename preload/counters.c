@@ -212,6 +212,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 			continue;
 		}
 		fd = fds_move_high(fd);
+		fds_own(fd);
 		add_to_group(c, i, fd, new_group);
 		if (user_readable(&ev->ev[i]))
 			c->page[i] = map_page(fd);
@@ -233,7 +234,7 @@ void counters_close(struct counters *c)
 		if (c->page[i])
 			munmap(c->page[i], (size_t)size);
 		if (c->fd[i] >= 0)
-			close(c->fd[i]);
+			fds_close(c->fd[i]);
 		c->page[i] = NULL;
 		c->fd[i] = -1;
 		c->group[i] = -1;
@@ -249,7 +250,11 @@ static int group_read(const struct counters *c, int g, uint64_t *buf)
 {
 	int saved = errno;
 	ssize_t want = (ssize_t)((3 + (size_t)c->size[g]) * sizeof(uint64_t));
-	ssize_t got = read(c->leader[g], buf, (size_t)want);
+	ssize_t got;
+
+	if (fds_lost(c->leader[g]))
+		return -1;
+	got = read(c->leader[g], buf, (size_t)want);
 
 	errno = saved;
 	return got == want && buf[0] == (uint64_t)c->size[g] ? 0 : -1;
@@ -313,4 +318,12 @@ int counters_read_totals(struct counters *c, uint64_t *vals,
 	if (c->nopen == 0)
 		return -1;
 	return read_groups(c, take_value, &t);
+}
+
+const char *counters_lost_reason(const struct counters *c)
+{
+	for (int g = 0; g < c->ngroups; g++)
+		if (fds_lost(c->leader[g]))
+			return "the application closed or replaced the counter's descriptor";
+	return "reading the counters failed";
 }

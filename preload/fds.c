@@ -1,20 +1,34 @@
 #include "fds.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define TRACKED 65536		/* numbers above this are not watched */
+
+enum { NOT_OURS, OURS, LOST };
+static unsigned char state[TRACKED];
 
 int fds_move_high(int fd)
 {
 	struct rlimit rl;
 	int floor = FDS_FLOOR, high;
 
-	/* Counters need one fd per event per thread: prefer the top half. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 2 > FDS_FLOOR)
-		floor = rl.rlim_cur / 2 > 1 << 20 ? 1 << 20 : (int)(rl.rlim_cur / 2);
+	/* Counters need one fd per event per thread: prefer the top half;
+	 * under a small limit, the top quarter still leaves 3, 4, ... free. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur / 2 > FDS_FLOOR)
+			floor = rl.rlim_cur / 2 > 1 << 20 ? 1 << 20 : (int)(rl.rlim_cur / 2);
+		else if (rl.rlim_cur <= FDS_FLOOR)
+			floor = (int)(rl.rlim_cur - rl.rlim_cur / 4);
+	}
 	high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0)
-		high = fcntl(fd, F_DUPFD_CLOEXEC, FDS_FLOOR);
+		high = fcntl(fd, F_DUPFD_CLOEXEC, floor / 2 > 3 ? floor / 2 : 3);
 	if (high < 0)
 		return fd;
 	close(fd);
@@ -35,4 +49,112 @@ void fds_with_low_reserved(void (*fn)(void *), void *arg)
 	fn(arg);
 	while (n > 0)
 		close(taken[--n]);
+}
+
+static void set(int fd, unsigned char v)
+{
+	if (fd >= 0 && fd < TRACKED)
+		__atomic_store_n(&state[fd], v, __ATOMIC_RELAXED);
+}
+
+void fds_own(int fd)
+{
+	set(fd, OURS);
+}
+
+void fds_disown(int fd)
+{
+	set(fd, NOT_OURS);
+}
+
+int fds_lost(int fd)
+{
+	return fd >= 0 && fd < TRACKED && __atomic_load_n(&state[fd], __ATOMIC_RELAXED) == LOST;
+}
+
+void fds_close(int fd)
+{
+	if (fds_lost(fd)) {
+		fds_disown(fd);
+		return;
+	}
+	fds_disown(fd);
+	syscall(SYS_close, fd);
+}
+
+/* --- the application's calls ---------------------------------------------- */
+
+static void mark(unsigned lo, unsigned hi)
+{
+	if (hi >= TRACKED)
+		hi = TRACKED - 1;
+	for (unsigned fd = lo; fd <= hi; fd++) {
+		unsigned char ours = OURS;
+		__atomic_compare_exchange_n(&state[fd], &ours, LOST, 0,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+}
+
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+EXPORT int close(int fd)
+{
+	static int (*real)(int);
+
+	if (fd >= 0)
+		mark((unsigned)fd, (unsigned)fd);
+	if (!real)
+		*(void **)&real = next("close");
+	return real ? real(fd) : (int)syscall(SYS_close, fd);
+}
+
+EXPORT int dup2(int old, int fd)
+{
+	static int (*real)(int, int);
+
+	if (fd >= 0 && old != fd)
+		mark((unsigned)fd, (unsigned)fd);
+	if (!real)
+		*(void **)&real = next("dup2");
+	return real ? real(old, fd) : (int)syscall(SYS_dup3, old, fd, 0);
+}
+
+EXPORT int dup3(int old, int fd, int flags)
+{
+	static int (*real)(int, int, int);
+
+	if (fd >= 0 && old != fd)
+		mark((unsigned)fd, (unsigned)fd);
+	if (!real)
+		*(void **)&real = next("dup3");
+	return real ? real(old, fd, flags) : (int)syscall(SYS_dup3, old, fd, flags);
+}
+
+EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+	static int (*real)(unsigned, unsigned, int);
+
+	/* CLOSE_RANGE_CLOEXEC only marks them close-on-exec, as ours are */
+	if (!(flags & 4 /* CLOSE_RANGE_CLOEXEC */) && lo <= hi)
+		mark(lo, hi);
+	if (!real)
+		*(void **)&real = next("close_range");
+	return real ? real(lo, hi, flags) : (int)syscall(SYS_close_range, lo, hi, flags);
+}
+
+EXPORT void closefrom(int lo)
+{
+	static void (*real)(int);
+
+	if (lo >= 0)
+		mark((unsigned)lo, TRACKED - 1);
+	if (!real)
+		*(void **)&real = next("closefrom");
+	if (real)
+		real(lo);
+	else
+		syscall(SYS_close_range, (unsigned)lo, ~0u, 0);
 }

@@ -5,21 +5,24 @@
 #include <pthread.h>
 
 #include "clock.h"
+#include "mapfile.h"
 #include "names.h"
 #include "stacks.h"
 #include "threads.h"
 
-static void (*child_hook)(void);
+static void (*child_hook)(int recording);
 
 static void prepare(void)
 {
 	threads_lock_registry();
 	names_lock();
 	stacks_lock();
+	mapfile_lock();
 }
 
 static void parent(void)
 {
+	mapfile_unlock();
 	stacks_unlock();
 	names_unlock();
 	threads_unlock_registry();
@@ -29,12 +32,10 @@ static void child(void)
 {
 	parent();
 	clock_start();
-	threads_after_fork_child();
-	if (child_hook)
-		child_hook();
+	child_hook(threads_after_fork_child() == 0);
 }
 
-void fork_install(void (*on_child)(void))
+void fork_install(void (*on_child)(int recording))
 {
 	child_hook = on_child;
 	pthread_atfork(prepare, parent, child);

@@ -2,6 +2,6 @@
 #ifndef PMCSHIM_FORK_H
 #define PMCSHIM_FORK_H
 
-void fork_install(void (*on_child)(void));
+void fork_install(void (*on_child)(int recording));
 
 #endif

@@ -2,14 +2,13 @@
 
 #include <elf.h>
 #include <link.h>
-#include <stdlib.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-struct collect {
-	struct module *m;
-	int n, cap;
-};
+#include "arena.h"
+#include "mapfile.h"
 
 static void hex(const unsigned char *p, size_t n, char *out, size_t outlen)
 {
@@ -62,55 +61,110 @@ static void set_path(const struct dl_phdr_info *info, struct module *m)
 	m->path[n > 0 ? n : 0] = '\0';
 }
 
+/* Modules already in the file, by mapped range. */
+struct known {
+	uintptr_t lo, hi, base;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct arena arena;
+static struct known *known;
+static int nknown, capknown;
+
+static int is_known(uintptr_t lo, uintptr_t hi, uintptr_t base)
+{
+	for (int i = 0; i < nknown; i++)
+		if (known[i].lo == lo && known[i].hi == hi && known[i].base == base)
+			return 1;
+	return 0;
+}
+
+static int remember(const struct module *m)
+{
+	if (nknown == capknown) {
+		int cap = capknown ? capknown * 2 : 64;
+		struct known *p = arena_alloc(&arena, (size_t)cap * sizeof(*p));
+		if (!p)
+			return -1;
+		if (nknown)
+			memcpy(p, known, (size_t)nknown * sizeof(*p));
+		known = p;
+		capknown = cap;
+	}
+	known[nknown++] = (struct known){ m->lo, m->hi, m->base };
+	return 0;
+}
+
+static void record(const struct module *m)
+{
+	size_t len = strlen(m->path);
+	struct rf_module *rec = mapfile_append(RF_MODULE, sizeof(*rec) + len + 1);
+
+	if (!rec || remember(m) != 0)
+		return;
+	rec->id = (uint32_t)(nknown - 1);
+	rec->base = m->base;
+	rec->lo = m->lo;
+	rec->hi = m->hi;
+	snprintf(rec->build_id, sizeof(rec->build_id), "%s", m->build_id);
+	memcpy(rec->path, m->path, len + 1);
+	mapfile_publish(rec);
+}
+
 static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 {
-	struct collect *c = data;
-	struct module *m;
+	struct module m;
 
 	(void)size;
-	if (c->n == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 32;
-		struct module *p = realloc(c->m, (size_t)cap * sizeof(*p));
-		if (!p)
-			return 1;
-		c->m = p;
-		c->cap = cap;
-	}
-	m = &c->m[c->n];
-	memset(m, 0, sizeof(*m));
-	m->base = info->dlpi_addr;
-	m->lo = UINTPTR_MAX;
+	(void)data;
+	memset(&m, 0, sizeof(m));
+	m.base = info->dlpi_addr;
+	m.lo = UINTPTR_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-		if (start < m->lo)
-			m->lo = start;
-		if (start + ph->p_memsz > m->hi)
-			m->hi = start + ph->p_memsz;
+		if (start < m.lo)
+			m.lo = start;
+		if (start + ph->p_memsz > m.hi)
+			m.hi = start + ph->p_memsz;
 	}
-	if (m->hi == 0)
+	if (m.hi == 0 || is_known(m.lo, m.hi, m.base))
 		return 0;
-	set_path(info, m);
-	find_build_id(info, m);
-	c->n++;
+	set_path(info, &m);
+	find_build_id(info, &m);
+	record(&m);
 	return 0;
 }
 
-int modules_collect(struct module **out)
+void modules_record_all(void)
 {
-	struct collect c = { 0 };
-
-	dl_iterate_phdr(add_module, &c);
-	*out = c.m;
-	return c.n;
+	pthread_mutex_lock(&lock);
+	dl_iterate_phdr(add_module, NULL);
+	pthread_mutex_unlock(&lock);
 }
 
-int modules_find(const struct module *m, int n, uintptr_t addr)
+static int covered(uintptr_t pc)
 {
+	for (int i = 0; i < nknown; i++)
+		if (pc >= known[i].lo && pc < known[i].hi)
+			return 1;
+	return 0;
+}
+
+void modules_note(const uintptr_t *pcs, int n)
+{
+	pthread_mutex_lock(&lock);
 	for (int i = 0; i < n; i++)
-		if (addr >= m[i].lo && addr < m[i].hi)
-			return i;
-	return -1;
+		if (!covered(pcs[i])) {
+			dl_iterate_phdr(add_module, NULL);
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+}
+
+void modules_reset_after_fork(void)
+{
+	pthread_mutex_init(&lock, NULL);
 }

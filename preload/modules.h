@@ -1,5 +1,6 @@
 /* The loaded modules (executable and shared objects) with their load
- * address and build-id, so a reader can symbolize stacks offline. */
+ * address and build-id, recorded in the report file so a reader can
+ * symbolize stacks offline. */
 #ifndef PMCSHIM_MODULES_H
 #define PMCSHIM_MODULES_H
 
@@ -13,9 +14,11 @@ struct module {
 	uintptr_t lo, hi;		/* mapped range of its PT_LOAD segments */
 };
 
-/* Returns the count (0 when out of memory); free(*out) afterwards. */
-int modules_collect(struct module **out);
-/* Index of the module holding addr, or -1. */
-int modules_find(const struct module *m, int n, uintptr_t addr);
+/* Record every loaded module not yet in the report file. */
+void modules_record_all(void);
+/* Record the modules of pcs not yet in the file (a new stack met them:
+ * recorded now, they still symbolize after a dlclose). */
+void modules_note(const uintptr_t *pcs, int n);
+void modules_reset_after_fork(void);
 
 #endif

@@ -13,7 +13,6 @@ uint32_t names_intern(const char *name, const char **interned);
 
 /* The name of an id, or "?"; takes the lock. */
 const char *names_get(uint32_t id);
-uint32_t names_count(void);	/* ids are 1..names_count() */
 
 void names_lock(void);
 void names_unlock(void);

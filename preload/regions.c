@@ -1,36 +1,62 @@
 /* Region begin/end on the calling thread. The warm path takes no lock,
  * makes no syscall (when counters are user-readable) and allocates
  * nothing: a cached site, a frame in a preallocated array, a few adds. */
-#include "regions.h"
-
-#include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+
+/* uthash takes its memory from the thread's arena (no malloc). */
+static __thread struct arena *hash_arena;
+static __thread int hash_oom;
+#define uthash_malloc(sz) arena_alloc(hash_arena, sz)
+#define uthash_free(ptr, sz) ((void)0)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (hash_oom = 1)
+
+#include "regions.h"
+
 #include "log.h"
+#include "mapfile.h"
 #include "names.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* Sites are read by the exit-time report while their thread may still
- * run, so their numbers are stored with relaxed atomics (plain moves on
- * x86-64 and arm64). */
+/* Sites are read by other processes (and the exit path) while their
+ * thread runs, inside the site's sequence count: relaxed atomics (plain
+ * moves on x86-64 and arm64) keep that free of data races. */
 static inline void store(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-static inline void add(uint64_t *p, uint64_t d)
+static inline uint64_t load(const uint64_t *p)
 {
-	store(p, regions_load(p) + d);
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-void regions_init(struct region_state *rs, int nvalues, int depth)
+static inline void add(uint64_t *p, uint64_t d)
+{
+	store(p, load(p) + d);
+}
+
+void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread)
 {
 	memset(rs, 0, sizeof(*rs));
-	pthread_mutex_init(&rs->lock, NULL);
 	rs->nv = nvalues;
 	rs->depth = depth;
+	rs->thread = thread;
+}
+
+void regions_release(struct region_state *rs)
+{
+	arena_release(&rs->arena);
+	rs->table = NULL;
+	rs->frames = NULL;
+	rs->active = NULL;
+	rs->errors = NULL;
+	rs->frames_cap = rs->active_cap = rs->nframes = 0;
+	memset(rs->cache, 0, sizeof(rs->cache));
 }
 
 static inline void read_values(struct counters *c, uint64_t *v)
@@ -48,18 +74,36 @@ static inline uint32_t key_hash(const uintptr_t *key, size_t words)
 	return (uint32_t)(h >> 32);
 }
 
-static struct site *site_new(const uintptr_t *key, size_t len, int nv)
+static struct rf_site *site_record(struct region_state *rs, uint32_t region,
+				   uint32_t stack)
 {
-	struct site *s = calloc(1, sizeof(*s) + len);
+	struct rf_site *rec = mapfile_append(RF_SITE, rf_site_size((uint32_t)rs->nv));
 
-	if (!s)
+	if (!rec)
 		return NULL;
-	s->stack = stacks_intern(key + 1, (int)(len / sizeof(uintptr_t)) - 1);
-	s->region = (uint32_t)key[0];
+	rec->thread = rs->thread;
+	rec->region = region;
+	rec->stack = stack;
+	rec->nvalues = (uint32_t)rs->nv;
+	for (int i = 0; i < rs->nv; i++)
+		rec->v[i].min = UINT64_MAX;
+	mapfile_publish(rec);
+	return rec;
+}
+
+static struct site *site_new(struct region_state *rs, const uintptr_t *key, size_t len)
+{
+	int method = rs->depth ? stacks_last_method() : RF_STACK_CALLER;
+	uint32_t stack = stacks_intern(key + 1, (int)(len / sizeof(uintptr_t)) - 1, method);
+	struct site *s;
+
+	if (stack == UINT32_MAX || !(s = arena_alloc(&rs->arena, sizeof(*s) + len)))
+		return NULL;
+	s->rec = site_record(rs, (uint32_t)key[0], stack);
+	if (!s->rec)
+		return NULL;
 	s->keylen = len;
 	memcpy(s->key, key, len);
-	for (int i = 0; i < nv; i++)
-		s->min[i] = UINT64_MAX;
 	return s;
 }
 
@@ -70,15 +114,13 @@ static struct site *site_slow(struct region_state *rs, const uintptr_t *key, siz
 	HASH_FIND(hh, rs->table, key, len, s);
 	if (s)
 		return s;
-	s = site_new(key, len, rs->nv);
+	s = site_new(rs, key, len);
 	if (!s)
 		return NULL;
-	pthread_mutex_lock(&rs->lock);
+	hash_arena = &rs->arena;
+	hash_oom = 0;
 	HASH_ADD(hh, rs->table, key, len, s);
-	s->next = rs->list;
-	rs->list = s;
-	pthread_mutex_unlock(&rs->lock);
-	return s;
+	return hash_oom ? NULL : s;
 }
 
 static inline struct site *site_lookup(struct region_state *rs,
@@ -101,21 +143,20 @@ static inline struct site *site_lookup(struct region_state *rs,
 	return s;
 }
 
-/* Grow a zero-filled array to more than `need` items (doubling). */
-static int grow_zeroed(void **array, uint32_t *cap, size_t item, uint32_t need,
-		       uint32_t limit)
+/* Grow a zero-filled array to more than `need` items (doubling; the old
+ * copy stays in the arena until the thread ends). */
+static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item,
+		       uint32_t need, uint32_t limit)
 {
 	uint32_t n = *cap ? *cap : 32;
 	char *p;
 
 	while (n <= need)
 		n *= 2;
-	if (n > limit)
+	if (n > limit || !(p = arena_alloc(a, n * item)))
 		return -1;
-	p = realloc(*array, n * item);
-	if (!p)
-		return -1;
-	memset(p + *cap * item, 0, (n - *cap) * item);
+	if (*cap)
+		memcpy(p, *array, *cap * item);
 	*array = p;
 	*cap = n;
 	return 0;
@@ -124,20 +165,20 @@ static int grow_zeroed(void **array, uint32_t *cap, size_t item, uint32_t need,
 /* New frames start zeroed: slots of events this thread lacks read as 0. */
 static int grow_frames(struct region_state *rs)
 {
-	return grow_zeroed((void **)&rs->frames, &rs->frames_cap, sizeof(struct frame),
-			   rs->nframes, FRAMES_MAX);
+	return grow_zeroed(&rs->arena, (void **)&rs->frames, &rs->frames_cap,
+			   sizeof(struct frame), rs->nframes, FRAMES_MAX);
 }
 
 static int grow_active(struct region_state *rs, uint32_t id)
 {
-	return grow_zeroed((void **)&rs->active, &rs->active_cap, sizeof(uint32_t),
-			   id, UINT32_MAX / 2);
+	return grow_zeroed(&rs->arena, (void **)&rs->active, &rs->active_cap,
+			   sizeof(uint32_t), id, UINT32_MAX / 2);
 }
 
 static void begin_dropped(struct region_state *rs, uint32_t id)
 {
 	rs->overflow++;
-	regions_record_error(rs, ERR_TOO_DEEP, id, 0, 1);
+	regions_record_error(rs, RF_ERR_TOO_DEEP, id, 0, 1);
 }
 
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
@@ -174,21 +215,24 @@ static void close_top(struct region_state *rs, const uint64_t *now)
 {
 	struct frame *f = &rs->frames[--rs->nframes];
 	struct frame *parent = rs->nframes ? f - 1 : NULL;
-	struct site *s = f->site;
+	struct rf_site *s = f->site->rec;
 
+	rf_site_write_begin(s);
 	add(&s->calls, 1);
 	for (int i = 0; i < rs->nv; i++) {
+		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
 		if (f->outer)
-			add(&s->incl[i], d);
-		add(&s->excl[i], d - f->child[i]);
-		if (d < regions_load(&s->min[i]))
-			store(&s->min[i], d);
-		if (d > regions_load(&s->max[i]))
-			store(&s->max[i], d);
+			add(&v->incl, d);
+		add(&v->excl, d - f->child[i]);
+		if (d < load(&v->min))
+			store(&v->min, d);
+		if (d > load(&v->max))
+			store(&v->max, d);
 		if (parent)
 			parent->child[i] += d;
 	}
+	rf_site_write_end(s);
 	rs->active[f->region]--;
 }
 
@@ -207,10 +251,10 @@ static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t 
 	while (k > 0 && rs->frames[k - 1].region != id)
 		k--;
 	if (k == 0) {
-		regions_record_error(rs, ERR_END_UNOPENED, id, 0, 1);
+		regions_record_error(rs, RF_ERR_END_UNOPENED, id, 0, 1);
 		return;
 	}
-	regions_record_error(rs, ERR_END_MISMATCH, id,
+	regions_record_error(rs, RF_ERR_END_MISMATCH, id,
 			     rs->frames[rs->nframes - 1].region, 1);
 	while (rs->nframes > k)
 		drop_top(rs);
@@ -248,27 +292,29 @@ uint32_t regions_name_id(struct region_state *rs, const char *name)
 void regions_finish(struct region_state *rs)
 {
 	while (rs->nframes > 0) {
-		regions_record_error(rs, ERR_OPEN_AT_EXIT,
+		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT,
 				     rs->frames[rs->nframes - 1].region, 0, 1);
 		drop_top(rs);
 	}
 }
 
+static void zero_site(struct rf_site *s)
+{
+	s->calls = 0;
+	for (uint32_t i = 0; i < s->nvalues; i++)
+		s->v[i] = (struct rf_stat){ 0, 0, UINT64_MAX, 0 };
+}
+
+void regions_reset_record(struct rf_record *r, uint32_t thread)
+{
+	if (r->type == RF_SITE && ((struct rf_site *)r)->thread == thread)
+		zero_site((struct rf_site *)r);
+	else if (r->type == RF_ERROR && ((struct rf_error *)r)->thread == thread)
+		((struct rf_error *)r)->count = 0;
+}
+
 void regions_after_fork(struct region_state *rs, struct counters *c)
 {
-	pthread_mutex_init(&rs->lock, NULL);
-	for (struct site *s = rs->list; s; s = s->next) {
-		s->calls = 0;
-		for (int i = 0; i < rs->nv; i++) {
-			s->incl[i] = s->excl[i] = s->max[i] = 0;
-			s->min[i] = UINT64_MAX;
-		}
-	}
-	while (rs->errors) {
-		struct region_error_rec *e = rs->errors;
-		rs->errors = e->next;
-		free(e);
-	}
 	for (uint32_t k = 0; k < rs->nframes; k++) {
 		memset(rs->frames[k].start, 0, sizeof(rs->frames[k].start));
 		memset(rs->frames[k].child, 0, sizeof(rs->frames[k].child));

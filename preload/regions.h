@@ -1,16 +1,17 @@
 /* Per-thread region bookkeeping: the stack of open regions, and one
- * accumulator ("site") per (region, call-site stack). Only the owning
- * thread writes; the exit-time report reads sites under `lock` and their
- * numbers with relaxed atomics, so a thread still running is safe. */
+ * accumulator ("site") per (region, call-site stack), an RF_SITE record in
+ * the report file that the thread updates in place. Only the owning thread
+ * touches this state; readers see the file. */
 #ifndef PMCSHIM_REGIONS_H
 #define PMCSHIM_REGIONS_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uthash.h>
 
+#include "arena.h"
 #include "counters.h"
+#include "reportfile.h"
 #include "stacks.h"
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */
@@ -20,14 +21,7 @@
 
 struct site {
 	UT_hash_handle hh;
-	struct site *next;		/* every site of the thread */
-	uint32_t region;
-	uint32_t stack;
-	uint64_t calls;
-	uint64_t incl[VALUES_MAX];
-	uint64_t excl[VALUES_MAX];
-	uint64_t min[VALUES_MAX];
-	uint64_t max[VALUES_MAX];
+	struct rf_site *rec;		/* in the report file */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
 };
@@ -40,21 +34,10 @@ struct frame {
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 };
 
-enum region_error {
-	ERR_END_MISMATCH,
-	ERR_END_UNOPENED,
-	ERR_OPEN_AT_EXIT,
-	ERR_REENTRANT,
-	ERR_TOO_DEEP,
-	ERR_KINDS
-};
-
-struct region_error_rec {
-	struct region_error_rec *next;
-	enum region_error kind;
-	uint32_t region;
-	uint32_t open;			/* innermost open region, for mismatches */
-	uint64_t count;
+/* An error kind met at one region: its RF_ERROR record counts them. */
+struct region_error {
+	struct region_error *next;
+	struct rf_error *rec;
 };
 
 struct name_slot {
@@ -64,7 +47,8 @@ struct name_slot {
 };
 
 struct region_state {
-	pthread_mutex_t lock;		/* table, list, errors vs. the report */
+	struct arena arena;		/* sites, frames, index: freed at thread end */
+	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
 	int depth;			/* frames above the call site */
 	struct frame *frames;
@@ -74,13 +58,13 @@ struct region_state {
 	uint32_t active_cap;
 	struct site *cache[SITE_CACHE];
 	struct site *table;
-	struct site *list;
-	struct region_error_rec *errors;
+	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];
 };
 
-/* nvalues: 1 (wall time) + the events open in this thread. */
-void regions_init(struct region_state *rs, int nvalues, int depth);
+/* nvalues: 1 (wall time) + the events open in this thread; thread: its
+ * rf_thread.index. */
+void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
@@ -89,19 +73,17 @@ uint32_t regions_name_id(struct region_state *rs, const char *name);
 
 /* Thread end: regions still open become errors. */
 void regions_finish(struct region_state *rs);
-/* Fork child: zero the accumulators, re-base open regions on the child's
- * fresh counters. */
+/* Free the thread's index memory (its sites stay in the file). */
+void regions_release(struct region_state *rs);
+/* Fork child: the file is a copy now; re-base open regions on the child's
+ * fresh counters. (Sums were reset in the file: regions_reset_record.) */
 void regions_after_fork(struct region_state *rs, struct counters *c);
+/* Fork child, per record of the copied file: zero this thread's sums and
+ * error counts. */
+void regions_reset_record(struct rf_record *r, uint32_t thread);
 /* Add count errors of a kind (region: the one ended or left open; open:
- * the innermost open region for a mismatch, else 0). Takes rs->lock, so
- * never from a signal handler. */
-void regions_record_error(struct region_state *rs, enum region_error kind,
+ * the innermost open region for a mismatch, else 0). */
+void regions_record_error(struct region_state *rs, enum rf_error_kind kind,
 			  uint32_t region, uint32_t open, uint64_t count);
-const char *regions_error_name(enum region_error kind);
-
-static inline uint64_t regions_load(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
 
 #endif

@@ -1,5 +1,5 @@
-/* The shim's entry points: load-time setup, the exported markers, and the
- * exit-time report. */
+/* The shim's entry points: load-time setup and the exported markers. How
+ * the process ends (exit, _exit, exec) is in ending.c. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -11,10 +11,13 @@
 #include "clock.h"
 #include "config.h"
 #include "counters.h"
+#include "ending.h"
 #include "fork.h"
+#include "guard.h"
 #include "log.h"
+#include "mapfile.h"
+#include "modules.h"
 #include "names.h"
-#include "report.h"
 #include "stacks.h"
 #include "threads.h"
 
@@ -24,39 +27,72 @@
 
 static struct config config;
 static struct event_status status[EVENTS_MAX];
-static struct report_info info;
 static char exe_name[256];
-static int active;
+static int active;		/* recording: a file exists and the process runs */
+static int setup_started;
+static uint64_t early;		/* markers before setup (counted once it exists) */
+
+static void shim_setup(int argc, char **argv);
 
 /* --- markers -------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) struct thread_state *enter(uint32_t id)
+/* Not recording: before setup (set up now if nothing else is under way),
+ * after the end, or without a file. */
+static __attribute__((noinline)) int not_active(void)
+{
+	if (__atomic_exchange_n(&setup_started, 1, __ATOMIC_ACQ_REL) == 0) {
+		shim_setup(0, NULL);
+		return !__atomic_load_n(&active, __ATOMIC_ACQUIRE);
+	}
+	__atomic_add_fetch(&early, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static __attribute__((noinline)) void busy_drop(void)
 {
 	struct thread_state *t = threads_tls;
 
-	if (unlikely(!t) && !(t = threads_setup_lazy()))
-		return NULL;
-	if (unlikely(t->busy)) {
-		/* a signal handler interrupted a marker on this thread */
+	/* a signal handler (or malloc) interrupted the shim on this thread */
+	if (t)
 		__atomic_add_fetch(&t->reentrant, 1, __ATOMIC_RELAXED);
+	mapfile_drop(RF_DROP_BUSY);
+}
+
+static inline __attribute__((always_inline)) struct thread_state *enter(uint32_t id)
+{
+	struct thread_state *t;
+
+	if (unlikely(!__atomic_load_n(&active, __ATOMIC_RELAXED)) && not_active())
+		return NULL;
+	if (unlikely(!guard_enter())) {
+		busy_drop();
 		return NULL;
 	}
-	if (unlikely(id == 0))
+	t = threads_tls;
+	if ((unlikely(!t) && !(t = threads_setup_lazy())) || unlikely(id == 0)) {
+		guard_leave();
 		return NULL;
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
 	return t;
 }
 
 static inline void leave(struct thread_state *t)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	(void)t;
+	guard_leave();
 }
 
 EXPORT unsigned pmcshim_region(const char *name)
 {
-	return names_intern(name, NULL);
+	unsigned id = 0;
+
+	if (__atomic_load_n(&active, __ATOMIC_RELAXED) || !not_active()) {
+		if (guard_enter()) {
+			id = names_intern(name, NULL);
+			guard_leave();
+		}
+	}
+	return id;
 }
 
 EXPORT void pmcshim_begin_id(unsigned id)
@@ -207,39 +243,81 @@ static void set_exe_name(void)
 	exe_name[len] = '\0';
 }
 
-static void on_fork_child(void)
+/* What the main thread found for each configured event. */
+static void record_events(void)
 {
-	info.forked = 1;
+	for (int i = 0; i < config.events.n; i++) {
+		const struct event_spec *e = &config.events.ev[i];
+		struct rf_event *r = mapfile_append(RF_EVENT, sizeof(*r));
+
+		if (!r)
+			return;
+		r->index = (uint32_t)i;
+		r->type = e->type;
+		r->config = e->config;
+		r->exclude_kernel = (uint32_t)e->exclude_kernel;
+		r->source = (uint32_t)status[i].source;
+		snprintf(r->name, sizeof(r->name), "%s", e->name);
+		snprintf(r->reason, sizeof(r->reason), "%s",
+			 status[i].source == SOURCE_UNAVAILABLE ? status[i].reason : "");
+		mapfile_publish(r);
+	}
+	mapfile_header()->nevents = (uint32_t)config.events.n;
+}
+
+static void on_fork_child(int recording)
+{
+	__atomic_store_n(&active, recording, __ATOMIC_RELEASE);
+}
+
+static void on_end(void)
+{
+	__atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+}
+
+static void on_resume(void)
+{
+	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+}
+
+/* Once, from the constructor or from the first marker if another
+ * library's constructor marks before ours runs. */
+static void shim_setup(int argc, char **argv)
+{
+	int saved = errno;
+	char why[256];
+	struct mapfile_process p;
+
+	config_load(&config);
+	clock_start();
+	set_exe_name();
+	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth };
+	if (mapfile_create(&config, &p) != 0) {
+		errno = saved;
+		return;
+	}
+	guard_enter();
+	/* Depth 0 needs no unwinder: the call site is the return address. */
+	if (config.stack_depth > 0 && stacks_init(why, sizeof(why)) != 0)
+		log_notice("call-site stacks reduced to the call site: %s", why);
+	modules_record_all();
+	guard_leave();
+	threads_init(&config, status);
+	guard_enter();
+	record_events();
+	guard_leave();
+	fork_install(on_fork_child);
+	ending_install(on_end, on_resume);
+	announce();
+	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
+			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	errno = saved;
 }
 
 __attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
 {
-	int saved = errno;
-	char why[256];
-
 	(void)envp;
-	config_load(&config);
-	clock_start();
-	set_exe_name();
-	/* Depth 0 needs no unwinder: the call site is the return address. */
-	if (config.stack_depth > 0 && stacks_init(why, sizeof(why)) != 0)
-		log_notice("call-site stacks reduced to the call site: %s", why);
-	info = (struct report_info){ &config, status, 0, argc, argv, exe_name };
-	threads_init(&config, status);
-	fork_install(on_fork_child);
-	announce();
-	active = 1;
-	errno = saved;
-}
-
-__attribute__((destructor)) static void shim_fini(void)
-{
-	int saved = errno;
-
-	if (!active)
-		return;
-	active = 0;
-	threads_finish_self();
-	report_write(&info);
-	errno = saved;
+	if (__atomic_exchange_n(&setup_started, 1, __ATOMIC_ACQ_REL) == 0)
+		shim_setup(argc, argv);
 }

@@ -9,9 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uthash.h>
 
+#include "arena.h"
 #include "fds.h"
+#include "mapfile.h"
+#include "modules.h"
+
+static struct arena arena;
+static int oom;			/* uthash could not add (out of memory) */
+#define uthash_malloc(sz) arena_alloc(&arena, sz)
+#define uthash_free(ptr, sz) ((void)0)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (oom = 1)
+#include <uthash.h>
 
 #define SKIP_MAX 6	/* shim frames above the caller, at most */
 
@@ -19,9 +29,7 @@ typedef int (*backtrace_fn)(void **buf, int size);
 
 struct stack {
 	UT_hash_handle hh;
-	uint32_t id;
-	int n;
-	uintptr_t pcs[];
+	const struct rf_stack *rec;	/* the key is its pcs */
 };
 
 static backtrace_fn unw_backtrace_fn;
@@ -33,8 +41,7 @@ static uintptr_t shim_lo, shim_hi;	/* the shim's own mapped range */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stack *table;
-static struct stack **by_id;
-static uint32_t count, capacity;
+static uint32_t count;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -94,6 +101,13 @@ static int in_shim(uintptr_t pc)
 	return pc >= shim_lo && pc < shim_hi;
 }
 
+static __thread int last_method;
+
+int stacks_last_method(void)
+{
+	return last_method;
+}
+
 int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 {
 	void *buf[STACKS_MAX_FRAMES + SKIP_MAX];
@@ -102,6 +116,7 @@ int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	int extra = __atomic_load_n(&shim_frames, __ATOMIC_RELAXED) + 1;
 
 	pcs[0] = caller;
+	last_method = RF_STACK_CALLER;
 	if (depth == 0 || !unw_backtrace_fn)
 		return 1;
 	got = unw_backtrace_fn(buf, depth + 1 + extra);
@@ -117,60 +132,45 @@ int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 		return 1;
 	for (int i = skip; i < got && n <= depth; i++)
 		pcs[n++] = (uintptr_t)buf[i];
+	last_method = RF_STACK_UNWIND;
 	return n;
 }
 
-static int grow_index(void)
+/* A new stack: its record, and the modules its frames are in. */
+static struct stack *add(const uintptr_t *pcs, int n, int method)
 {
-	uint32_t cap = capacity ? capacity * 2 : 256;
-	struct stack **p = realloc(by_id, cap * sizeof(*p));
+	struct stack *s = arena_alloc(&arena, sizeof(*s));
+	struct rf_stack *rec;
 
-	if (!p)
-		return -1;
-	by_id = p;
-	capacity = cap;
-	return 0;
+	if (!s)
+		return NULL;
+	modules_note(pcs, n);
+	rec = mapfile_append(RF_STACK, sizeof(*rec) + (size_t)n * sizeof(rec->pc[0]));
+	if (!rec)
+		return NULL;
+	rec->id = count++;
+	rec->nframes = (uint16_t)n;
+	rec->method = (uint16_t)method;
+	for (int i = 0; i < n; i++)
+		rec->pc[i] = pcs[i];
+	mapfile_publish(rec);
+	s->rec = rec;
+	oom = 0;
+	HASH_ADD_KEYPTR(hh, table, rec->pc, (size_t)n * sizeof(rec->pc[0]), s);
+	return oom ? NULL : s;
 }
 
-uint32_t stacks_intern(const uintptr_t *pcs, int n)
+uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
 {
 	size_t len = (size_t)n * sizeof(uintptr_t);
 	struct stack *s;
-	uint32_t id = UINT32_MAX;
 
 	pthread_mutex_lock(&lock);
 	HASH_FIND(hh, table, pcs, len, s);
-	if (s) {
-		id = s->id;
-		goto out;
-	}
-	if (count == capacity && grow_index() != 0)
-		goto out;
-	s = malloc(sizeof(*s) + len);
 	if (!s)
-		goto out;
-	s->id = count;
-	s->n = n;
-	memcpy(s->pcs, pcs, len);
-	HASH_ADD(hh, table, pcs, len, s);
-	by_id[count++] = s;
-	id = s->id;
-out:
+		s = add(pcs, n, method);
 	pthread_mutex_unlock(&lock);
-	return id;
-}
-
-uint32_t stacks_count(void)
-{
-	return count;
-}
-
-int stacks_get(uint32_t id, const uintptr_t **pcs)
-{
-	if (id >= count)
-		return 0;
-	*pcs = by_id[id]->pcs;
-	return by_id[id]->n;
+	return s ? s->rec->id : UINT32_MAX;
 }
 
 void stacks_lock(void)

@@ -17,17 +17,16 @@ int stacks_init(char *why, size_t whylen);
 /* Fill pcs with the call site (caller, a return address in the
  * application) and up to depth frames above it. Returns the count (>= 1). */
 int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs);
+/* How the calling thread's last capture got its stack (enum
+ * rf_stack_method). */
+int stacks_last_method(void);
 
-/* Process-wide id of a stack; takes a lock (call once per new site).
- * Returns UINT32_MAX when out of memory. */
-uint32_t stacks_intern(const uintptr_t *pcs, int n);
+/* Process-wide id of a stack (an RF_STACK record made the first time,
+ * with method: enum rf_stack_method); takes a lock (call once per new
+ * site). Returns UINT32_MAX when the stack cannot be recorded. */
+uint32_t stacks_intern(const uintptr_t *pcs, int n, int method);
 
-/* For the report, with stacks_lock held: the number of stacks, and
- * stack id's frames. */
-uint32_t stacks_count(void);
-int stacks_get(uint32_t id, const uintptr_t **pcs);
-
-/* Held across fork(), and by the report while it reads the table. */
+/* Held across fork(). */
 void stacks_lock(void);
 void stacks_unlock(void);
 

@@ -1,12 +1,15 @@
 /* Thread lifecycle. A pthread key's destructor finishes every thread the
  * shim knows, however it ends (return, pthread_exit, cancellation); the
  * interposed pthread_create only makes sure counters open before the
- * thread's own code runs. */
+ * thread's own code runs. A thread's memory comes from its own arena and
+ * goes when it ends; its RF_THREAD record and sites stay in the file. */
 #include "threads.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,13 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "guard.h"
+#include "mapfile.h"
 
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
 
 __thread struct thread_state *threads_tls;
+__thread int guard_depth;
 static __thread int tls_phase;
 
 static const struct config *config;
@@ -27,11 +33,13 @@ static int ready;
 static pthread_key_t key;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_state *registry;
-static struct thread_state *orphans;	/* a fork child's parent threads */
+static uint32_t next_index;
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 			 void *(*)(void *), void *);
 static create_fn real_create;
+
+/* --- the registry (threads not yet finished) ---------------------------- */
 
 static void register_thread(struct thread_state *t)
 {
@@ -41,28 +49,90 @@ static void register_thread(struct thread_state *t)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+static void unregister_thread(struct thread_state *t)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct thread_state **p = &registry; *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* The process may be ending from a signal handler that interrupted a
+ * thread holding the lock: try for a while, never wait forever. */
+static int try_lock_registry(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		if (pthread_mutex_trylock(&registry_lock) == 0)
+			return 0;
+		sched_yield();
+	}
+	return -1;
+}
+
+/* --- setup ---------------------------------------------------------------- */
+
+static uint32_t open_mask(const struct counters *c)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (c->fd[i] >= 0)
+			mask |= 1u << i;
+	return mask;
+}
+
+static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
+{
+	struct rf_thread *r = mapfile_append(RF_THREAD, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+	r->tid = (uint32_t)t->tid;
+	r->is_main = t->tid == getpid();
+	r->lazy = (uint32_t)lazy;
+	r->nvalues = 1 + (uint32_t)t->ctr.nopen;
+	r->open_mask = open_mask(&t->ctr);
+	r->start_mono_ns = clock_mono_ns();
+	r->cpu_ns = UINT64_MAX;
+	r->state = RF_T_RUNNING;
+	mapfile_publish(r);
+	return r;
+}
+
+/* Called with the guard held. */
 static struct thread_state *setup(int lazy, int first)
 {
 	int saved = errno;
-	struct thread_state *t = calloc(1, sizeof(*t));
+	struct arena own = { 0 };
+	struct thread_state *t = arena_alloc(&own, sizeof(*t));
 
+	tls_phase = TLS_DONE;	/* whatever happens, set up once */
 	if (!t)
 		return NULL;
-	tls_phase = TLS_SETTING_UP;
+	t->own = own;
 	t->tid = gettid();
-	t->is_main = t->tid == getpid();
-	t->lazy = lazy;
-	t->start_mono = clock_mono_ns();
 	counters_open(&t->ctr, &config->events, status, first);
-	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth);
+	t->rec = thread_record(t, lazy);
+	if (!t->rec) {
+		counters_close(&t->ctr);
+		arena_release(&own);
+		errno = saved;
+		return NULL;
+	}
+	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
-	tls_phase = TLS_NONE;
 	errno = saved;
 	return t;
 }
+
+/* --- totals ------------------------------------------------------------- */
 
 static void read_name(pid_t tid, char *name, size_t len)
 {
@@ -83,53 +153,77 @@ static void read_name(pid_t tid, char *name, size_t len)
 }
 
 /* CPU time of any thread of this process, by tid (what glibc's
- * pthread_getcpuclockid computes, but without needing a pthread_t). */
+ * pthread_getcpuclockid computes, but without needing a pthread_t);
+ * UINT64_MAX once the thread is gone. */
 static uint64_t thread_cpu_of(pid_t tid)
 {
 	clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6);
 	struct timespec ts;
 
 	if (clock_gettime(id, &ts) != 0)
-		return 0;
+		return UINT64_MAX;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Totals, CPU time and name as of now; caller holds t->rs.lock. */
-static void take_totals(struct thread_state *t, int self)
+static void store_counts(struct thread_state *t)
 {
-	t->end_mono = clock_mono_ns();
-	t->cpu_ns = (self ? clock_thread_cpu_ns() : thread_cpu_of(t->tid)) - t->start_cpu;
-	t->open_mask = 0;
-	for (int i = 0; i < t->ctr.n; i++)
-		if (t->ctr.fd[i] >= 0)
-			t->open_mask |= 1u << i;
-	t->totals_ok = counters_read_totals(&t->ctr, t->totals, t->enabled,
-					    t->running) == 0;
-	t->lost = t->ctr.nopen > 0 &&
-		  (!t->totals_ok || __atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED));
+	struct rf_thread *r = t->rec;
+
+	if (t->ctr.nopen == 0)
+		return;
+	if (!__atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED) &&
+	    counters_read_totals(&t->ctr, r->totals, r->enabled, r->running) == 0) {
+		r->total_status = RF_TOTAL_OK;
+		return;
+	}
+	r->total_status = RF_TOTAL_LOST;
+	snprintf(r->lost_reason, sizeof(r->lost_reason), "%s",
+		 counters_lost_reason(&t->ctr));
+}
+
+/* Totals, CPU time and name as of now, then the state (release). */
+static void store_totals(struct thread_state *t, int self, uint32_t state)
+{
+	struct rf_thread *r = t->rec;
+	uint64_t cpu = self ? clock_thread_cpu_ns() : thread_cpu_of(t->tid);
+
+	r->end_mono_ns = clock_mono_ns();
+	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu ? UINT64_MAX : cpu - t->start_cpu;
+	store_counts(t);
 	if (self)
-		prctl(PR_GET_NAME, t->name, 0, 0, 0);
+		prctl(PR_GET_NAME, r->name, 0, 0, 0);
 	else
-		read_name(t->tid, t->name, sizeof(t->name));
+		read_name(t->tid, r->name, sizeof(r->name));
+	__atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+}
+
+/* Open regions become errors; markers dropped while busy are counted. */
+static void close_regions(struct thread_state *t)
+{
+	uint64_t dropped = __atomic_exchange_n(&t->reentrant, 0, __ATOMIC_RELAXED);
+
+	regions_finish(&t->rs);
+	if (dropped)
+		regions_record_error(&t->rs, RF_ERR_REENTRANT, 0, 0, dropped);
 }
 
 static void finish(struct thread_state *t)
 {
 	int saved = errno;
-	uint64_t dropped = __atomic_exchange_n(&t->reentrant, 0, __ATOMIC_RELAXED);
+	int entered = guard_enter();
+	struct arena own = t->own;
 
 	threads_tls = NULL;
 	tls_phase = TLS_DONE;
-	regions_finish(&t->rs);
-	if (dropped)
-		regions_record_error(&t->rs, ERR_REENTRANT, 0, 0, dropped);
-	pthread_mutex_lock(&t->rs.lock);
-	if (!t->finished) {
-		take_totals(t, 1);
-		counters_close(&t->ctr);
-		t->finished = 1;
-	}
-	pthread_mutex_unlock(&t->rs.lock);
+	if (entered)
+		close_regions(t);
+	unregister_thread(t);
+	store_totals(t, 1, RF_T_EXITED);
+	counters_close(&t->ctr);
+	regions_release(&t->rs);
+	arena_release(&own);
+	if (entered)
+		guard_leave();
 	errno = saved;
 }
 
@@ -138,13 +232,57 @@ static void key_destructor(void *p)
 	finish(p);
 }
 
+/* --- the process's end ---------------------------------------------------- */
+
+static void snapshot_others(struct thread_state *self)
+{
+	if (try_lock_registry() != 0)
+		return;
+	for (struct thread_state *t = registry; t; t = t->next)
+		if (t != self)
+			store_totals(t, 0, RF_T_SNAPSHOT);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void threads_end_process(int close_open)
+{
+	struct thread_state *self = threads_tls;
+
+	/* Busy: the process ends from a signal handler that interrupted the
+	 * shim on this thread; its regions are mid-update, leave them. */
+	if (self && close_open && guard_enter()) {
+		close_regions(self);
+		guard_leave();
+	}
+	if (self)
+		store_totals(self, 1, RF_T_EXITED);
+	snapshot_others(self);
+}
+
+void threads_resume(void)
+{
+	struct thread_state *self = threads_tls;
+
+	if (self)
+		__atomic_store_n(&self->rec->state, RF_T_RUNNING, __ATOMIC_RELEASE);
+	if (try_lock_registry() != 0)
+		return;
+	for (struct thread_state *t = registry; t; t = t->next)
+		__atomic_store_n(&t->rec->state, RF_T_RUNNING, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* --- init and lazy setup ---------------------------------------------------- */
+
 void threads_init(const struct config *cfg, struct event_status *st)
 {
 	config = cfg;
 	status = st;
 	pthread_key_create(&key, key_destructor);
 	*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
+	guard_enter();
 	setup(0, 1);
+	guard_leave();
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -155,34 +293,7 @@ struct thread_state *threads_setup_lazy(void)
 	return setup(1, 0);
 }
 
-void threads_finish_self(void)
-{
-	if (threads_tls)
-		finish(threads_tls);
-}
-
-static void snapshot(struct thread_state *t, void *ctx)
-{
-	(void)ctx;
-	if (!t->finished)
-		take_totals(t, t == threads_tls);
-}
-
-void threads_snapshot_running(void)
-{
-	threads_for_each(snapshot, NULL);
-}
-
-void threads_for_each(void (*fn)(struct thread_state *t, void *ctx), void *ctx)
-{
-	pthread_mutex_lock(&registry_lock);
-	for (struct thread_state *t = registry; t; t = t->next) {
-		pthread_mutex_lock(&t->rs.lock);
-		fn(t, ctx);
-		pthread_mutex_unlock(&t->rs.lock);
-	}
-	pthread_mutex_unlock(&registry_lock);
-}
+/* --- fork ------------------------------------------------------------------- */
 
 void threads_lock_registry(void)
 {
@@ -194,35 +305,73 @@ void threads_unlock_registry(void)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+/* Per record of the child's copy of the file: the parent's other threads
+ * do not exist here, so their records are hidden; ours start from zero. */
+static void reset_record(struct rf_record *r, void *arg)
+{
+	const struct thread_state *t = arg;
+	uint32_t owner = UINT32_MAX;
+
+	if (r->type == RF_THREAD)
+		owner = ((struct rf_thread *)r)->index;
+	else if (r->type == RF_SITE)
+		owner = ((struct rf_site *)r)->thread;
+	else if (r->type == RF_ERROR)
+		owner = ((struct rf_error *)r)->thread;
+	if (owner == UINT32_MAX)
+		return;
+	if (!t || owner != t->rec->index)
+		r->done = 0;
+	else if (r->type != RF_THREAD)
+		regions_reset_record(r, owner);
+}
+
+static void reset_own_record(struct thread_state *t)
+{
+	struct rf_thread *r = t->rec;
+	size_t from = offsetof(struct rf_thread, state);
+
+	memset((char *)r + from, 0, sizeof(*r) - from);
+	r->tid = (uint32_t)t->tid;
+	r->is_main = 1;
+	r->start_mono_ns = clock_mono_ns();
+	r->cpu_ns = UINT64_MAX;
+	r->state = RF_T_RUNNING;
+}
+
 /* In a fork child only the forking thread exists, and the counters it
- * inherited count its parent: reopen them and start afresh. */
-void threads_after_fork_child(void)
+ * inherited count its parent: reopen them and start afresh, in a file of
+ * its own. Returns -1 when the child cannot record. */
+int threads_after_fork_child(void)
 {
 	struct thread_state *t = threads_tls;
+	int before;
 
-	/* Kept reachable, never used: the parent's threads do not exist here. */
-	orphans = registry;
-	registry = NULL;
+	registry = NULL;	/* the parent's threads: not here, memory kept */
+	if (mapfile_after_fork_child(reset_record, t) != 0) {
+		threads_tls = NULL;
+		tls_phase = TLS_DONE;
+		return -1;
+	}
 	if (!t)
-		return;
-	int before = t->ctr.nopen;
-
+		return 0;
+	before = t->ctr.nopen;
 	counters_close(&t->ctr);
 	counters_open(&t->ctr, &config->events, status, 0);
 	/* Sites keep one value per event open before the fork. */
 	if (t->ctr.nopen != before)
 		counters_close(&t->ctr), t->ctr.broken = 1;
 	t->tid = gettid();
-	t->is_main = 1;
-	t->start_mono = clock_mono_ns();
 	t->start_cpu = clock_thread_cpu_ns();
+	reset_own_record(t);
 	__atomic_store_n(&t->reentrant, 0, __ATOMIC_RELAXED);
 	regions_after_fork(&t->rs, &t->ctr);
 	t->next = NULL;
 	registry = t;
+	return 0;
 }
 
-/* pthread_create ------------------------------------------------------ */
+/* --- pthread_create ----------------------------------------------------------- */
 
 struct start {
 	void *(*fn)(void *);
@@ -235,7 +384,10 @@ static void *trampoline(void *p)
 	int saved = errno;
 
 	free(p);
-	setup(0, 0);
+	if (guard_enter()) {
+		setup(0, 0);
+		guard_leave();
+	}
 	errno = saved;
 	return s.fn(s.arg);
 }

@@ -1,32 +1,26 @@
 /* Per-thread state: set up when a thread starts (constructor for the main
  * thread, the interposed pthread_create for the others) or lazily at its
- * first marker; finished when it ends; kept for the exit-time report. */
+ * first marker, with an RF_THREAD record in the report file; finished when
+ * it ends (its totals stored in the record, its memory freed). */
 #ifndef PMCSHIM_THREADS_H
 #define PMCSHIM_THREADS_H
 
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arena.h"
 #include "config.h"
 #include "counters.h"
 #include "regions.h"
+#include "reportfile.h"
 
 struct thread_state {
-	struct thread_state *next;	/* registry, newest first */
+	struct thread_state *next;	/* registry of unfinished threads */
+	struct arena own;		/* the memory of this struct */
 	pid_t tid;
-	int is_main;
-	int lazy;			/* set up at its first marker */
-	int busy;			/* inside a marker (signal-handler guard) */
 	uint64_t reentrant;		/* markers dropped while busy (atomic) */
-	int finished;			/* under rs.lock: totals below are final */
-	uint64_t start_mono, end_mono;
-	uint64_t start_cpu, cpu_ns;
-	char name[16];
-	int totals_ok;
-	unsigned open_mask;		/* events open in this thread (bit i) */
-	int lost;			/* a counter read failed (fd closed?) */
-	uint64_t totals[EVENTS_MAX], enabled[EVENTS_MAX], running[EVENTS_MAX];
+	uint64_t start_cpu;
+	struct rf_thread *rec;		/* in the report file */
 	struct counters ctr;
 	struct region_state rs;
 };
@@ -37,22 +31,22 @@ extern __thread struct thread_state *threads_tls;
 /* Constructor: remember the settings and set up the main thread, which
  * fills status (what each event can do in this process). */
 void threads_init(const struct config *cfg, struct event_status *status);
-/* First marker of a thread not seen starting. NULL once it finished,
- * while it is being set up, or before threads_init. */
+/* First marker of a thread not seen starting (guard held). NULL once it
+ * finished, while it is being set up, or before threads_init. */
 struct thread_state *threads_setup_lazy(void);
-/* Process exit: finish the calling thread. */
-void threads_finish_self(void);
 
-/* Report: threads still running get their totals, CPU time and name as
- * of now (their state stays "running"). */
-void threads_snapshot_running(void);
-/* Report: fn runs for each thread with the registry locked and the
- * thread's rs.lock held. */
-void threads_for_each(void (*fn)(struct thread_state *t, void *ctx), void *ctx);
+/* The process ends (exit, _exit, exec): store the calling thread's totals
+ * (with close_open, its open regions become errors first, unless the
+ * shim was interrupted on it) and every other thread's as a snapshot.
+ * Takes no lock it could wait on forever. */
+void threads_end_process(int close_open);
+/* exec failed: the threads go on (their records say running again). */
+void threads_resume(void);
 
 /* fork(): see fork.c. */
 void threads_lock_registry(void);
 void threads_unlock_registry(void);
-void threads_after_fork_child(void);
+/* Returns -1 when the child cannot record (no file of its own). */
+int threads_after_fork_child(void);
 
 #endif

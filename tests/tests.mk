@@ -3,7 +3,7 @@
 # under TSan. `make test` runs them all through tests/run.sh.
 
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
-UNIT_TESTS  := selfread events json regions
+UNIT_TESTS  := selfread events regions
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx

@@ -1,0 +1,21 @@
+/* Memory for the shim's indexes, taken straight from mmap: markers may run
+ * in a signal handler or inside the application's own malloc, where
+ * calling malloc could deadlock or recurse. Freed all at once. */
+#ifndef PMCSHIM_ARENA_H
+#define PMCSHIM_ARENA_H
+
+#include <stddef.h>
+
+struct arena_chunk;
+
+struct arena {
+	struct arena_chunk *chunks;	/* newest first */
+	size_t used;			/* bytes taken in the newest chunk */
+};
+
+/* Zeroed, 16-byte aligned; NULL when the system has no memory left. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Unmap every chunk. */
+void arena_release(struct arena *a);
+
+#endif

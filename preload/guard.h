@@ -1,0 +1,33 @@
+/* The per-thread "inside the shim" flag. Every shim path that takes a
+ * lock or changes per-thread state sets it; a marker that finds it set was
+ * called from a signal handler (or the application's malloc) interrupting
+ * the shim on the same thread, and is dropped and counted instead of
+ * deadlocking on a lock its own thread holds. */
+#ifndef PMCSHIM_GUARD_H
+#define PMCSHIM_GUARD_H
+
+extern __thread int guard_depth;
+
+/* 1 when the caller may go on (and must call guard_leave), 0 when the
+ * shim is already busy on this thread. */
+static inline int guard_enter(void)
+{
+	if (guard_depth)
+		return 0;
+	guard_depth = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void guard_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_depth = 0;
+}
+
+static inline int guard_busy(void)
+{
+	return guard_depth != 0;
+}
+
+#endif
