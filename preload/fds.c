@@ -25,6 +25,7 @@ int fds_move_high(int fd)
 			floor = rl.rlim_cur / 2 > 1 << 20 ? 1 << 20 : (int)(rl.rlim_cur / 2);
 		else if (rl.rlim_cur <= FDS_FLOOR)
 			floor = (int)(rl.rlim_cur - rl.rlim_cur / 4);
+		/* (libunwind's pipe takes the 4 below the top: fds_with_low_reserved) */
 	}
 	high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0)
@@ -37,14 +38,18 @@ int fds_move_high(int fd)
 
 void fds_with_low_reserved(void (*fn)(void *), void *arg)
 {
-	int taken[FDS_FLOOR], n = 0;
+	int taken[FDS_FLOOR], n = 0, top = FDS_FLOOR;
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	struct rlimit rl;
 
-	while (fd >= 0 && fd < FDS_FLOOR && n < FDS_FLOOR) {
+	/* Under a small limit, leave the top few numbers for fn. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < FDS_FLOOR + 4)
+		top = rl.rlim_cur > 8 ? (int)rl.rlim_cur - 4 : 3;
+	while (fd >= 0 && fd < top && n < FDS_FLOOR) {
 		taken[n++] = fd;
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	}
-	if (fd >= FDS_FLOOR)
+	if (fd >= top)
 		close(fd);
 	fn(arg);
 	while (n > 0)

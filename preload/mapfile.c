@@ -74,8 +74,10 @@ static int create_excl(const char *want)
 {
 	struct stat st;
 
+	/* ENODEV / ENOTSUP: open_output names them "a device", "not a
+	 * regular file" */
 	if (under_dev(want))
-		return errno = EPERM, -1;
+		return errno = ENODEV, -1;
 	if (stat(want, &st) == 0 && !S_ISREG(st.st_mode))
 		return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
 	for (int k = 0; k < 100; k++) {
@@ -112,6 +114,15 @@ static int expand(const struct config *cfg, const char *exe, char *out, size_t l
 	return 0;
 }
 
+static const char *reason(int err)
+{
+	if (err == ENODEV)
+		return "a device: the report is never written in /dev";
+	if (err == ENOTSUP)
+		return "not a regular file";
+	return strerror(err);
+}
+
 static int open_output(const struct config *cfg, const char *exe)
 {
 	char want[PATH_MAX], fallback[PATH_MAX];
@@ -127,11 +138,11 @@ static int open_output(const struct config *cfg, const char *exe)
 	fd = create_excl(fallback);
 	if (fd >= 0)
 		log_error("cannot write the report to %s (%s); writing %s instead",
-			  cfg->output, strerror(err), path);
+			  cfg->output, reason(err), path);
 	else
 		log_error("cannot write the report to %s (%s) nor to %s (%s); "
-			  "this run is not recorded", cfg->output, strerror(err),
-			  fallback, strerror(errno));
+			  "this run is not recorded", cfg->output, reason(err),
+			  fallback, reason(errno));
 	return fd;
 }
 

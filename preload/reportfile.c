@@ -142,11 +142,15 @@ int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, 
 {
 	uint32_t n = s->nvalues < max ? s->nvalues : max;
 
-	for (int tries = 0; tries < 1000; tries++) {
+	/* A writer preempted mid-update holds the count odd for a time slice
+	 * or more: spin, then yield, then sleep, for up to about a second. */
+	for (int tries = 0; tries < 20000; tries++) {
 		uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 
 		if (seq & 1) {
-			if (tries > 100)
+			if (tries > 10000)
+				nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+			else if (tries > 100)
 				sched_yield();
 			continue;
 		}

@@ -40,6 +40,7 @@ for s in $EXTRA_SUITES; do
 done
 
 run "integration" "$B/tests/test_integration"
+run "lifecycle" "$B/tests/test_lifecycle"
 
 asan_rt=$($CC -print-file-name=libasan.so)
 if [ -f "$asan_rt" ]; then

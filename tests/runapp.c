@@ -3,14 +3,23 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char shim[PATH_MAX], apps[PATH_MAX], first[PATH_MAX], tmproot[2048];
+static char reader[PATH_MAX];
+static int as_json = 1;
+
+void runapp_json(int on)
+{
+	as_json = on;
+}
 
 static void absolute(const char *env, const char *def, char *out, size_t len)
 {
@@ -28,6 +37,7 @@ void runapp_init(void)
 
 	absolute("PMCSHIM_TEST_SHIM", "build/libpmcshim.so", shim, sizeof(shim));
 	absolute("PMCSHIM_TEST_APPS", "build/tests/apps", apps, sizeof(apps));
+	absolute("PMCSHIM_TEST_READER", "build/pmcshim-report", reader, sizeof(reader));
 	snprintf(first, sizeof(first), "%s", f ? f : "");
 	mkdir("build/tmp", 0755);
 	absolute("PMCSHIM_TEST_TMP", "build/tmp", tmproot, sizeof(tmproot));
@@ -80,9 +90,30 @@ static void child(struct run *r, const char *app, const char *const *args,
 	_exit(127);
 }
 
-static int by_mtime(const void *a, const void *b)
+static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+json_t *runapp_load_json(const char *path)
+{
+	char cmd[3 * PATH_MAX];
+	json_error_t err;
+	json_t *j;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' --format json '%s'", reader, path);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	j = json_loadf(p, 0, &err);
+	if (pclose(p) != 0 || !j) {
+		printf("    %s: the reader's JSON export failed (%s)\n", path,
+		       j ? "exit status" : err.text);
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
 
 static void load_reports(struct run *r)
@@ -93,48 +124,80 @@ static void load_reports(struct run *r)
 	int n = 0;
 
 	while (d && (e = readdir(d)) != NULL && n < RUN_REPORTS_MAX)
-		if (strncmp(e->d_name, "pmcshim-", 8) == 0 && strstr(e->d_name, ".json"))
+		if (strncmp(e->d_name, "pmcshim-", 8) == 0 && strstr(e->d_name, ".pmc"))
 			names[n++] = strdup(e->d_name);
 	if (d)
 		closedir(d);
-	qsort(names, (size_t)n, sizeof(names[0]), by_mtime);
+	qsort(names, (size_t)n, sizeof(names[0]), by_name);
 	for (int i = 0; i < n; i++) {
-		json_error_t err;
 		snprintf(r->report_path[i], sizeof(r->report_path[i]), "%s/%.200s", r->dir, names[i]);
-		r->report[i] = json_load_file(r->report_path[i], 0, &err);
-		if (!r->report[i])
-			printf("    %s: %s (line %d)\n", r->report_path[i], err.text, err.line);
+		r->report[i] = as_json ? runapp_load_json(r->report_path[i]) : NULL;
 		free(names[i]);
 	}
 	r->nreports = n;
 }
 
-int runapp(struct run *r, const char *app, const char *const *args,
-	   const char *const *env, int with_shim)
+int runapp_start(struct run *r, const char *app, const char *const *args,
+		 const char *const *env, int with_shim)
 {
-	char path[sizeof(r->dir) + 16];
-	int status;
-	pid_t pid;
-
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "%s/%s-XXXXXX", tmproot, app);
 	if (!mkdtemp(r->dir))
 		return -1;
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
+	r->pid = fork();
+	if (r->pid < 0)
 		return -1;
-	if (pid == 0)
+	if (r->pid == 0)
 		child(r, app, args, env, with_shim);
-	if (waitpid(pid, &status, 0) < 0)
+	return 0;
+}
+
+/* Wait for the child, at most timeout_s (then SIGKILL: a hang is a
+ * failure, never a pass). */
+static int wait_for(struct run *r, int timeout_s)
+{
+	struct timespec tick = { 0, 10000000 };
+	int status;
+
+	for (long waited = 0; waited < timeout_s * 100L; waited++) {
+		pid_t got = waitpid(r->pid, &status, WNOHANG);
+		if (got == r->pid) {
+			r->status = WIFEXITED(status) ? WEXITSTATUS(status)
+						      : 128 + WTERMSIG(status);
+			return 0;
+		}
+		if (got < 0)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	kill(r->pid, SIGKILL);
+	waitpid(r->pid, &status, 0);
+	r->timed_out = 1;
+	r->status = 128 + SIGKILL;
+	return 0;
+}
+
+int runapp_wait(struct run *r, int timeout_s)
+{
+	char path[sizeof(r->dir) + 16];
+
+	if (wait_for(r, timeout_s) != 0)
 		return -1;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	snprintf(path, sizeof(path), "%s/stdout", r->dir);
 	slurp(path, r->out, sizeof(r->out));
 	snprintf(path, sizeof(path), "%s/stderr", r->dir);
 	slurp(path, r->err, sizeof(r->err));
 	load_reports(r);
 	return 0;
+}
+
+int runapp(struct run *r, const char *app, const char *const *args,
+	   const char *const *env, int with_shim)
+{
+	if (runapp_start(r, app, args, env, with_shim) != 0)
+		return -1;
+	return runapp_wait(r, 120);
 }
 
 void runapp_free(struct run *r)

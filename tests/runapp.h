@@ -9,18 +9,25 @@
 #define RUN_REPORTS_MAX 4
 
 struct run {
+	int pid;
 	int status;			/* exit status, or 128 + signal */
+	int timed_out;			/* killed after the timeout */
 	char dir[2300];		/* fresh working directory */
 	char out[RUN_OUT_MAX];		/* stdout */
 	char err[RUN_OUT_MAX];		/* stderr */
 	int nreports;
-	json_t *report[RUN_REPORTS_MAX];	/* pmcshim-*.json in dir, by mtime */
+	json_t *report[RUN_REPORTS_MAX];	/* pmcshim-*.pmc in dir, by name, as
+						 * the reader's JSON export */
 	char report_path[RUN_REPORTS_MAX][2600];
 };
 
-/* The shim and apps under test: PMCSHIM_TEST_SHIM, PMCSHIM_TEST_APPS,
- * PMCSHIM_TEST_PRELOAD_FIRST (a sanitizer runtime to preload before it). */
+/* The shim, apps and reader under test: PMCSHIM_TEST_SHIM,
+ * PMCSHIM_TEST_APPS, PMCSHIM_TEST_READER, PMCSHIM_TEST_PRELOAD_FIRST (a
+ * sanitizer runtime to preload before it). */
 void runapp_init(void);
+/* Whether runs load their reports as JSON (through the reader); on by
+ * default. */
+void runapp_json(int on);
 const char *runapp_shim(void);
 
 /* Run app (a name in the apps directory) with args (NULL-terminated, may
@@ -30,6 +37,15 @@ const char *runapp_shim(void);
 int runapp(struct run *r, const char *app, const char *const *args,
 	   const char *const *env, int with_shim);
 void runapp_free(struct run *r);
+/* The same in two steps: start it (r->pid), then wait at most timeout_s
+ * (killed after that, r->timed_out set) and load its output. */
+int runapp_start(struct run *r, const char *app, const char *const *args,
+		 const char *const *env, int with_shim);
+int runapp_wait(struct run *r, int timeout_s);
+
+/* A report file as the reader exports it (pmcshim-report --format json),
+ * or NULL (said why). */
+json_t *runapp_load_json(const char *path);
 
 /* Count of stderr lines containing needle. */
 int count_lines(const char *text, const char *needle);

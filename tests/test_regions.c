@@ -6,25 +6,49 @@
 #include "../preload/regions.h"
 #include "../preload/stacks.h"
 #include "../preload/log.h"
+#include "../preload/mapfile.h"
 #include "harness.h"
+
+#include <unistd.h>
 
 static struct region_state rs;
 static struct counters none;	/* nopen == 0: wall time only */
 
-static struct site *find(uint32_t region, uintptr_t caller)
+/* The site record of region at a call site. */
+static struct rf_site *find(uint32_t region, uintptr_t caller)
 {
-	for (struct site *s = rs.list; s; s = s->next)
-		if (s->region == region && s->key[1] == caller)
-			return s;
+	struct site *s, *tmp;
+
+	HASH_ITER(hh, rs.table, s, tmp)
+		if (s->key[0] == region && s->key[1] == caller)
+			return s->rec;
 	return NULL;
 }
 
-static uint64_t error_count(enum region_error kind, uint32_t region)
+static uint64_t error_count(enum rf_error_kind kind, uint32_t region)
 {
-	for (struct region_error_rec *e = rs.errors; e; e = e->next)
-		if (e->kind == kind && e->region == region)
-			return e->count;
+	for (struct region_error *e = rs.errors; e; e = e->next)
+		if (e->rec->kind == kind && e->rec->region == region)
+			return e->rec->count;
 	return 0;
+}
+
+/* The RF_STACK record of id, read back from the file. */
+static const struct rf_stack *stack_record(uint32_t id)
+{
+	const struct rf_header *h = mapfile_header();
+	struct rf_file f;
+	char why[128];
+	uint64_t off = 0;
+	const struct rf_record *r;
+	int bad;
+
+	if (rf_open_mem(h, h->tail, &f, why, sizeof(why)) != 0)
+		return NULL;
+	while ((r = rf_next(&f, &off, &bad)))
+		if (r->type == RF_STACK && ((const struct rf_stack *)r)->id == id)
+			return (const struct rf_stack *)r;
+	return NULL;
 }
 
 static void spin(void)
@@ -35,7 +59,8 @@ static void spin(void)
 
 static void fresh(void)
 {
-	regions_init(&rs, 1, 0);	/* wall time only */
+	regions_release(&rs);
+	regions_init(&rs, 1, 0, 0);	/* wall time only */
 }
 
 static void test_names_interned_once(void)
@@ -52,16 +77,13 @@ static void test_names_interned_once(void)
 static void test_stacks_interned_once(void)
 {
 	uintptr_t s1[3] = { 1, 2, 3 }, s2[3] = { 1, 2, 4 };
-	uint32_t a = stacks_intern(s1, 3), b = stacks_intern(s2, 3);
-	const uintptr_t *pcs;
+	uint32_t a = stacks_intern(s1, 3, 0), b = stacks_intern(s2, 3, 0);
+	const struct rf_stack *st = stack_record(a);
 
 	CHECK(a != b, "different stacks, different ids");
-	CHECK(stacks_intern(s1, 3) == a, "same stack, same id");
-	CHECK(stacks_intern(s1, 2) != a, "a prefix is another stack");
-	stacks_lock();
-	int n = stacks_get(a, &pcs);
-	stacks_unlock();
-	CHECK(n == 3 && pcs[2] == 3, "stored frames");
+	CHECK(stacks_intern(s1, 3, 0) == a, "same stack, same id");
+	CHECK(stacks_intern(s1, 2, 0) != a, "a prefix is another stack");
+	CHECK(st && st->nframes == 3 && st->pc[2] == 3, "stored frames");
 }
 
 static void test_nesting_exclusive(void)
@@ -80,13 +102,13 @@ static void test_nesting_exclusive(void)
 		regions_end(&rs, &none, inner);
 		regions_end(&rs, &none, outer);
 	}
-	struct site *o = find(outer, 0x1000), *i = find(inner, 0x2000);
+	struct rf_site *o = find(outer, 0x1000), *i = find(inner, 0x2000);
 	CHECK(o && i, "sites exist");
 	CHECK(o->calls == 5 && i->calls == 10, "calls %llu %llu",
 	      (unsigned long long)o->calls, (unsigned long long)i->calls);
-	CHECK(o->excl[0] + i->incl[0] == o->incl[0], "outer excl + inner incl == outer incl");
-	CHECK(i->excl[0] == i->incl[0], "leaf: excl == incl");
-	CHECK(o->min[0] <= o->max[0] && o->min[0] * 5 <= o->incl[0], "min/max");
+	CHECK(o->v[0].excl + i->v[0].incl == o->v[0].incl, "outer excl + inner incl == outer incl");
+	CHECK(i->v[0].excl == i->v[0].incl, "leaf: excl == incl");
+	CHECK(o->v[0].min <= o->v[0].max && o->v[0].min * 5 <= o->v[0].incl, "min/max");
 	CHECK(rs.nframes == 0 && rs.errors == NULL, "balanced");
 }
 
@@ -104,13 +126,13 @@ static void test_recursion_not_double_counted(void)
 	spin();
 	regions_end(&rs, &none, r);
 	regions_end(&rs, &none, r);
-	uint64_t before = find(r, 0x3000)->incl[0];
+	uint64_t before = find(r, 0x3000)->v[0].incl;
 	regions_end(&rs, &none, r);
-	struct site *s = find(r, 0x3000);
+	struct rf_site *s = find(r, 0x3000);
 	CHECK(s->calls == 3, "calls=%llu", (unsigned long long)s->calls);
 	CHECK(before == 0, "inner activations add nothing to incl");
-	CHECK(s->incl[0] == s->max[0], "incl is the outermost call alone");
-	CHECK(s->excl[0] == s->incl[0], "excl over all activations sums to incl");
+	CHECK(s->v[0].incl == s->v[0].max, "incl is the outermost call alone");
+	CHECK(s->v[0].excl == s->v[0].incl, "excl over all activations sums to incl");
 }
 
 static void test_unbalanced(void)
@@ -127,9 +149,9 @@ static void test_unbalanced(void)
 	regions_end(&rs, &none, good);
 	regions_begin(&rs, &none, c, 0x40);		/* left open */
 	regions_finish(&rs);
-	CHECK(error_count(ERR_END_UNOPENED, c) == 1, "end-unopened");
-	CHECK(error_count(ERR_END_MISMATCH, a) == 1, "end-mismatch");
-	CHECK(error_count(ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
+	CHECK(error_count(RF_ERR_END_UNOPENED, c) == 1, "end-unopened");
+	CHECK(error_count(RF_ERR_END_MISMATCH, a) == 1, "end-mismatch");
+	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
 	CHECK(find(a, 0x10) && find(a, 0x10)->calls == 1, "a still measured");
 	CHECK(!find(b, 0x20) || find(b, 0x20)->calls == 0, "b not measured");
 	CHECK(find(good, 0x30)->calls == 1, "later regions fine");
@@ -164,9 +186,21 @@ static void test_name_cache(void)
 	CHECK(two != one && two == names_intern("dyn-two", NULL), "pointer reuse detected");
 }
 
+/* Sites, names and stacks live in a report file: make one. */
+static int make_file(void)
+{
+	static struct config cfg;
+	struct mapfile_process p = { "test_regions", 0, NULL, 0 };
+
+	snprintf(cfg.output, sizeof(cfg.output), "build/tmp/test_regions-%%p.pmc");
+	return mapfile_create(&cfg, &p);
+}
+
 int main(void)
 {
 	log_set_quiet(1);
+	if (make_file() != 0)
+		return printf("regions: cannot make a report file\n"), 1;
 	RUN(test_names_interned_once);
 	RUN(test_stacks_interned_once);
 	RUN(test_nesting_exclusive);
@@ -174,5 +208,6 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
+	unlink(mapfile_path());
 	return t_done("regions");
 }

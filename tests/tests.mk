@@ -5,7 +5,7 @@
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
-APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy
+APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
 APP_FLAGS   := $(WARN) $(DEFS) -O1 -g -Iinclude -pthread -rdynamic
@@ -18,7 +18,7 @@ $(B)/tests/apps:
 # Unit tests link the modules, not the entry points (constructor,
 # interposed pthread_create).
 UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o \
-	$(B)/shim/report.o,$(SHIM_OBJS))
+	$(B)/shim/ending.o,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJS) -ldl -lm
@@ -26,6 +26,13 @@ $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 $(B)/tests/test_integration: tests/test_integration.c tests/runapp.c tests/runapp.h \
 		tests/harness.h | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ tests/test_integration.c tests/runapp.c -ljansson
+
+# Lifecycle: how processes end, live reads, descriptors (reads files with
+# the report file's own code).
+$(B)/tests/test_lifecycle: tests/test_lifecycle.c tests/runapp.c tests/runapp.h \
+		tests/harness.h preload/reportfile.c preload/reportfile.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_lifecycle.c tests/runapp.c preload/reportfile.c \
+	  -ljansson
 
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -o $@ $< -ldl
@@ -53,11 +60,17 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
 TSAN_APPS := threads exits forks
-TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(APP_BINS)
+TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(B)/tests/test_lifecycle $(APP_BINS) \
+	$(B)/tests/apps/hammer $(B)/rfdump
 ifeq ($(CROSS),)
 TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
 endif
 
+
+# rfdump: the records of a report file, one per line (for the tests and
+# for looking at a file below the reader).
+$(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
+	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
@@ -72,3 +85,8 @@ bench: all $(B)/bench-markers
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 
 .PHONY: bench
+
+# hammer reads its own report file while its threads write it.
+$(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \
+		include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -o $@ tests/apps/hammer.c preload/reportfile.c -ldl

@@ -26,11 +26,11 @@ static json_t *load(const char *name, int want_forked)
 	snprintf(prefix, sizeof(prefix), "%s-%s.", name, ua);
 	while (d && !found && (e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name);
-		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || n < 5 ||
-		    strcmp(e->d_name + n - 5, ".json") != 0)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || n < 4 ||
+		    strcmp(e->d_name + n - 4, ".pmc") != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		json_t *j = json_load_file(path, 0, NULL);
+		json_t *j = runapp_load_json(path);
 		json_t *forked = json_object_get(json_object_get(j, "process"), "forked");
 		if (j && json_is_true(forked) == want_forked)
 			found = j;
@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
+	runapp_init();		/* the host's reader exports the guest's files */
 	for (int pass = 0; pass < 2; pass++) {
 		ua = pass == 0 ? "ua1" : "ua0";
 		printf("-- %s\n", pass == 0 ? "user-space reads (perf_user_access=1)"

@@ -78,4 +78,8 @@ awk -v dir="$W/out" '
 	/^=== STATUS / { print $4 > (dir "/" $3 ".status"); close(dir "/" $3 ".status"); next }
 	f != "" { print > f }
 ' "$W/console.log"
+for f in "$W"/out/*.b64; do
+	[ -f "$f" ] || continue
+	base64 -d "$f" > "${f%.b64}" || die "cannot decode $f"
+done
 "$B/tests/vm_check" "$W/out"

@@ -1,0 +1,419 @@
+/* Nothing lost: however a process ends, its report file holds every
+ * region closed before the end, and says how it ended. The apps end
+ * themselves after a known number of calls (tests/apps/ends.c), so every
+ * check is exact; no check depends on timing (a hang is killed after a
+ * generous timeout and fails). Files are read with the report file's own
+ * reading code (preload/reportfile.c). */
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../preload/reportfile.h"
+#include "harness.h"
+#include "runapp.h"
+
+#define QUIET "PMCSHIM_QUIET=1"
+
+/* What a file says, summed over its records. */
+struct summary {
+	int ok;
+	uint32_t state;
+	enum rf_liveness live;
+	uint64_t pid;
+	char target[256];
+	int nthreads, running, snapshot, exited, cpu_unknown, lost;
+	int partial;
+	long long calls;		/* of the region asked for */
+};
+
+static const char *name_of(const struct rf_file *f, uint32_t id)
+{
+	uint64_t off = 0;
+	const struct rf_record *r;
+	int bad;
+
+	while ((r = rf_next(f, &off, &bad)))
+		if (r->type == RF_NAME && ((const struct rf_name *)r)->id == id)
+			return ((const struct rf_name *)r)->text;
+	return "";
+}
+
+static void add_thread(struct summary *s, const struct rf_thread *t)
+{
+	uint32_t st = rf_thread_state(t);
+
+	s->nthreads++;
+	s->running += st == RF_T_RUNNING;
+	s->snapshot += st == RF_T_SNAPSHOT;
+	s->exited += st == RF_T_EXITED;
+	s->cpu_unknown += st != RF_T_RUNNING && t->cpu_ns == UINT64_MAX;
+	s->lost += t->total_status == RF_TOTAL_LOST;
+}
+
+static struct summary summarize(const char *path, const char *region)
+{
+	struct summary s = { 0 };
+	struct rf_file f;
+	char why[256];
+	uint64_t off = 0;
+	const struct rf_record *r;
+	int bad;
+
+	if (rf_open(path, &f, why, sizeof(why)) != 0) {
+		printf("    %s: %s\n", path, why);
+		return s;
+	}
+	s.ok = 1;
+	s.state = rf_state(f.h);
+	s.live = rf_liveness(f.h);
+	s.pid = f.h->pid;
+	snprintf(s.target, sizeof(s.target), "%s", f.h->exec_target);
+	while ((r = rf_next(&f, &off, &bad))) {
+		if (r->type == RF_THREAD)
+			add_thread(&s, (const void *)r);
+		if (r->type == RF_SITE) {
+			const struct rf_site *site = (const void *)r;
+			struct rf_stat v[RF_EVENTS_MAX + 1];
+			uint64_t calls;
+			s.partial += !rf_site_read(site, &calls, v, RF_EVENTS_MAX + 1);
+			if (!strcmp(name_of(&f, site->region), region))
+				s.calls += (long long)calls;
+		}
+	}
+	s.ok = !bad;
+	rf_close(&f);
+	return s;
+}
+
+/* The report file of a run whose name contains `part` ("" for any). */
+static const char *file_of(const struct run *r, const char *part)
+{
+	for (int i = 0; i < r->nreports; i++)
+		if (strstr(strrchr(r->report_path[i], '/'), part))
+			return r->report_path[i];
+	return NULL;
+}
+
+static int run_ends(struct run *r, const char *mode, const char *n)
+{
+	const char *args[] = { mode, n, NULL };
+	const char *env[] = { QUIET, NULL };
+
+	return runapp(r, "ends", args, env, 1);
+}
+
+/* --- ends ------------------------------------------------------------- */
+
+static void check_killed(const char *mode, int sig)
+{
+	struct run r;
+	struct summary s;
+
+	CHECK(run_ends(&r, mode, "1000") == 0, "ran");
+	CHECK(r.status == 128 + sig, "%s: status %d, want %d", mode, r.status, 128 + sig);
+	CHECK(r.nreports == 1, "%s: one file, got %d", mode, r.nreports);
+	s = summarize(r.report_path[0], "work");
+	CHECK(s.ok && s.calls == 1000, "%s: %lld calls of 1000 in the file", mode, s.calls);
+	CHECK(s.state == RF_RUNNING && s.live == RF_GONE,
+	      "%s: reads as ended without exit (state %u, liveness %d)", mode, s.state, s.live);
+	CHECK(s.running == 1 && s.partial == 0, "%s: thread running at the end, no torn site", mode);
+	runapp_free(&r);
+}
+
+static void test_sigkill(void) { check_killed("kill", SIGKILL); }
+static void test_sigterm(void) { check_killed("term", SIGTERM); }
+static void test_sigint(void) { check_killed("int", SIGINT); }
+static void test_sigsegv(void) { check_killed("segv", SIGSEGV); }
+static void test_abort(void) { check_killed("abort", SIGABRT); }
+
+static void test_killed_with_region_open(void)
+{
+	check_killed("nested", SIGKILL);
+}
+
+static void test_quick_exit(void)
+{
+	struct run r;
+	struct summary s;
+
+	CHECK(run_ends(&r, "_exit", "1000") == 0 && r.status == 3, "status %d", r.status);
+	s = summarize(r.report_path[0], "work");
+	CHECK(s.calls == 1000 && s.state == RF_QUICK_EXIT, "calls %lld, state %u", s.calls, s.state);
+	CHECK(s.exited == 1, "the thread's totals were stored");
+	runapp_free(&r);
+}
+
+static void test_exec_keeps_both_images(void)
+{
+	struct run r;
+	struct summary before, after;
+
+	CHECK(run_ends(&r, "exec", "1000") == 0 && r.status == 0, "status %d", r.status);
+	CHECK(r.nreports == 2, "two files (one per image), got %d", r.nreports);
+	before = summarize(r.report_path[1], "work");	/* pmcshim-ends-PID.pmc */
+	after = summarize(r.report_path[0], "after");	/* pmcshim-ends-PID.1.pmc */
+	CHECK(before.state == RF_EXECED && strstr(before.target, "/proc/self/exe"),
+	      "first image: exec'd (state %u, target '%s')", before.state, before.target);
+	CHECK(before.calls == 1000, "first image kept its %lld calls", before.calls);
+	CHECK(after.state == RF_EXITED && after.calls == 500, "second image: %lld calls",
+	      after.calls);
+	CHECK(before.pid == after.pid, "same pid");
+	runapp_free(&r);
+}
+
+static void test_sh_c(void)
+{
+	struct run r;
+	const char *mine, *shell;
+	struct summary s;
+
+	CHECK(run_ends(&r, "sh", "1000") == 0 && r.status == 5, "status %d", r.status);
+	mine = file_of(&r, "-ends-");
+	CHECK(mine && r.nreports == 2, "the app's file and the shell's, got %d", r.nreports);
+	s = summarize(mine, "work");
+	CHECK(s.state == RF_EXECED && s.calls == 1000 && !strcmp(s.target, "/bin/sh"),
+	      "app: exec'd /bin/sh with its calls (state %u, %lld)", s.state, s.calls);
+	shell = r.report_path[0] == mine ? r.report_path[1] : r.report_path[0];
+	s = summarize(shell, "");
+	CHECK(s.state == RF_QUICK_EXIT || s.state == RF_EXITED, "shell: ended (state %u)", s.state);
+	runapp_free(&r);
+}
+
+static void test_exit_from_signal_handler(void)
+{
+	int clean = 0;
+
+	for (int i = 0; i < 40; i++) {
+		struct run r;
+		const char *args[] = { "handler", NULL };
+		const char *env[] = { QUIET, NULL };
+		struct summary s;
+
+		CHECK(runapp_start(&r, "ends", args, env, 1) == 0 && runapp_wait(&r, 30) == 0,
+		      "ran");
+		CHECK(!r.timed_out, "run %d hung in exit", i);
+		CHECK(r.status == 0 && r.err[0] == '\0', "run %d: status %d, stderr '%s'", i,
+		      r.status, r.err);
+		s = summarize(r.report_path[0], "spin");
+		CHECK(s.state == RF_EXITED && s.calls > 0, "run %d: file finished", i);
+		clean++;
+		runapp_free(&r);
+	}
+	CHECK(clean == 40, "%d/40 clean", clean);
+}
+
+/* --- live ------------------------------------------------------------------ */
+
+static const char *find_file(const char *dir, char *out, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	const char *found = NULL;
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "pmcshim-", 8)) {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			found = out;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Poll (at most 60 s: only a broken shim waits that long) for n ticks. */
+static struct summary wait_for_ticks(const char *dir, long long n, char *path, size_t len)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct summary s = { 0 };
+
+	for (int i = 0; i < 60000; i++, nanosleep(&ms, NULL))
+		if (find_file(dir, path, len) && (s = summarize(path, "tick")).calls >= n)
+			break;
+	return s;
+}
+
+static void test_daemon_read_live(void)
+{
+	struct run r;
+	const char *args[] = { "daemon", NULL };
+	const char *env[] = { QUIET, NULL };
+	char path[4096], stop[4096];
+	struct summary s, end;
+	FILE *f;
+
+	CHECK(runapp_start(&r, "ends", args, env, 1) == 0, "started");
+	s = wait_for_ticks(r.dir, 20, path, sizeof(path));
+	snprintf(stop, sizeof(stop), "%s/stop", r.dir);
+	f = fopen(stop, "w");
+	if (f)
+		fclose(f);
+	CHECK(runapp_wait(&r, 60) == 0 && r.status == 0 && !r.timed_out, "stopped cleanly");
+	CHECK(s.calls >= 20, "seen live: %lld ticks", s.calls);
+	CHECK(s.state == RF_RUNNING && s.live == RF_LIVE, "live: state %u, liveness %d",
+	      s.state, s.live);
+	end = summarize(path, "tick");
+	CHECK(end.state == RF_EXITED && end.live == RF_GONE && end.calls >= s.calls,
+	      "after: exited with %lld >= %lld ticks", end.calls, s.calls);
+	runapp_free(&r);
+}
+
+static void test_reader_while_8_threads_mark(void)
+{
+	struct run r;
+	const char *args[] = { "hammer.pmc", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_OUTPUT=hammer.pmc", NULL };
+
+	CHECK(runapp(&r, "hammer", args, env, 1) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "hammer: ok"), "status %d: %s", r.status, r.out);
+	runapp_free(&r);
+}
+
+/* --- threads ----------------------------------------------------------------- */
+
+static void test_raw_exit_thread(void)
+{
+	struct run r;
+	struct summary s;
+
+	CHECK(run_ends(&r, "rawthread", "0") == 0 && r.status == 0, "status %d", r.status);
+	s = summarize(r.report_path[0], "raw");
+	CHECK(s.calls == 10 && s.nthreads == 2, "calls %lld threads %d", s.calls, s.nthreads);
+	CHECK(s.snapshot == 1 && s.cpu_unknown == 1,
+	      "the gone thread: a snapshot with unknown (not wrapped) CPU time");
+	runapp_free(&r);
+}
+
+static void test_memory_flat_over_exited_threads(void)
+{
+	struct run r;
+	long first = -1, all = -1;
+	const char *p;
+
+	CHECK(run_ends(&r, "threads", "2000") == 0 && r.status == 0, "status %d", r.status);
+	p = strstr(r.out, "rss100 ");
+	CHECK(p && sscanf(p, "rss100 %ld", &first) == 1, "rss after 100: %s", r.out);
+	p = strstr(r.out, "rssall ");
+	CHECK(p && sscanf(p, "rssall %ld", &all) == 1, "rss after all");
+	/* 1900 more threads: their records (~0.5 KB each) are all that may grow */
+	CHECK(all - first < 2048, "resident memory grew %ld KB over 1900 threads", all - first);
+	CHECK(summarize(r.report_path[0], "thread").calls == 8000, "every thread's calls");
+	runapp_free(&r);
+}
+
+/* --- descriptors ---------------------------------------------------------------- */
+
+static void test_fd_reused_by_app(void)
+{
+	struct run r;
+	const char *args[] = { "reuse", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_EVENTS=task-clock,page-faults", NULL };
+	struct summary s;
+
+	CHECK(runapp(&r, "fdapp", args, env, 1) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "pipe intact"), "status %d: %s", r.status, r.out);
+	s = summarize(r.report_path[0], "after");
+	CHECK(s.calls == 11 && s.lost == 1, "markers went on (%lld), totals lost (%d)", s.calls,
+	      s.lost);
+	runapp_free(&r);
+}
+
+static void test_fd_closefrom(void)
+{
+	struct run r;
+	const char *args[] = { "closefrom", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_EVENTS=task-clock", NULL };
+
+	CHECK(runapp(&r, "fdapp", args, env, 1) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "closefrom ok"), "status %d", r.status);
+	CHECK(summarize(r.report_path[0], "after").calls == 11, "recorded");
+	runapp_free(&r);
+}
+
+static void test_small_fd_limit(void)
+{
+	struct rlimit old, small = { 16, 16 };
+	const char *args[] = { "first", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_EVENTS=task-clock,page-faults", NULL };
+	struct run r;
+	int rc;
+
+	getrlimit(RLIMIT_NOFILE, &old);
+	small.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &small);
+	rc = runapp(&r, "fdapp", args, env, 1);
+	setrlimit(RLIMIT_NOFILE, &old);
+	CHECK(rc == 0 && r.status == 0, "ran");
+	CHECK(strstr(r.out, "first fd 3"), "ulimit -n 16: the app's first open: %s", r.out);
+	runapp_free(&r);
+}
+
+/* --- where the file goes ----------------------------------------------------------- */
+
+static void test_output_device(void)
+{
+	struct run r;
+	char dir[] = "build/tmp/tmpdir-XXXXXX", abs[4096], tmpdir[4200], left[4400];
+	const char *args[] = { "exit", "10", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_OUTPUT=/dev/null", tmpdir, NULL };
+	struct stat st;
+	DIR *d;
+	int n = 0;
+
+	CHECK(mkdtemp(dir) && realpath(dir, abs), "temp dir");
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", abs);
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(count_lines(r.err, "/dev/null") == 1 && strstr(r.err, "a device"),
+	      "one line: %s", r.err);
+	CHECK(stat("/dev/null.1", &st) != 0, "nothing created in /dev");
+	d = opendir(abs);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, "pmcshim-ends-", 13) && ++n)
+			snprintf(left, sizeof(left), "%s/%s", abs, e->d_name);
+	if (d)
+		closedir(d);
+	CHECK(n == 1 && summarize(left, "work").calls == 10, "the fallback in $TMPDIR has it");
+	runapp_free(&r);
+}
+
+static void test_output_directory(void)
+{
+	struct run r;
+	const char *args[] = { "exit", "10", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_OUTPUT=.", NULL };
+	struct stat st;
+
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(r.nreports == 1 && r.err[0] == '\0', "file inside the directory: %d", r.nreports);
+	CHECK(stat(r.report_path[0], &st) == 0 && (st.st_mode & 0777) == 0600,
+	      "mode 0600: %o", st.st_mode & 0777);
+	runapp_free(&r);
+}
+
+int main(void)
+{
+	runapp_init();
+	runapp_json(0);
+	RUN(test_sigkill);
+	RUN(test_sigterm);
+	RUN(test_sigint);
+	RUN(test_sigsegv);
+	RUN(test_abort);
+	RUN(test_killed_with_region_open);
+	RUN(test_quick_exit);
+	RUN(test_exec_keeps_both_images);
+	RUN(test_sh_c);
+	RUN(test_exit_from_signal_handler);
+	RUN(test_daemon_read_live);
+	RUN(test_reader_while_8_threads_mark);
+	RUN(test_raw_exit_thread);
+	RUN(test_memory_flat_over_exited_threads);
+	RUN(test_fd_reused_by_app);
+	RUN(test_fd_closefrom);
+	RUN(test_small_fd_limit);
+	RUN(test_output_device);
+	RUN(test_output_directory);
+	return t_done("lifecycle");
+}
