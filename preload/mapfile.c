@@ -296,9 +296,13 @@ static void set_argv(struct rf_header *h, int argc, char **argv)
 	}
 }
 
+/* Into a fixed-size field, cut to fit, always terminated. */
 static void copy(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	size_t n = src ? strnlen(src, len - 1) : 0;
+
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
 }
 
 /* Who and when: set at creation, and again in a fork child. */
@@ -334,7 +338,7 @@ static void fill_header(const struct mapfile_process *p)
 	copy(h->executable, sizeof(h->executable), p->exe_name);
 	set_argv(h, p->argc, p->argv);
 	/* last: a reader that sees the magic sees the rest */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	rf_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, RF_MAGIC, sizeof(h->magic));
 }
 

@@ -161,7 +161,7 @@ int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, 
 			out[i].min = __atomic_load_n(&s->v[i].min, __ATOMIC_RELAXED);
 			out[i].max = __atomic_load_n(&s->v[i].max, __ATOMIC_RELAXED);
 		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		rf_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)
 			return 1;
 	}

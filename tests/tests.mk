@@ -59,11 +59,16 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
-TSAN_APPS := threads exits forks
+TSAN_APPS := threads exits forks ends
+
+$(B)/tsan/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h include/pmcshim.h
+	mkdir -p $(@D)
+	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ tests/apps/hammer.c preload/reportfile.c -ldl
 TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(B)/tests/test_lifecycle $(APP_BINS) \
 	$(B)/tests/apps/hammer $(B)/rfdump
 ifeq ($(CROSS),)
-TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
+TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%) \
+	$(B)/tsan/apps/hammer
 endif
 
 

@@ -42,6 +42,15 @@ static void exit_from_handler(void)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 2000 } };
 
+	/* every site exists and has calls before the timer can fire */
+	for (int i = 0; i < 100; i++) {
+		PMCSHIM_BEGIN("spin");
+		PMCSHIM_BEGIN("inner");
+		PMCSHIM_END("inner");
+		PMCSHIM_END("spin");
+		pmcshim_begin_name("dynamic");
+		pmcshim_end_name("dynamic");
+	}
 	signal(SIGALRM, on_alarm);
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (;;) {
