@@ -5,6 +5,9 @@
  * generous timeout and fails). Files are read with the report file's own
  * reading code (preload/reportfile.c). */
 #include <dirent.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -400,6 +403,81 @@ static void test_output_directory(void)
 	runapp_free(&r);
 }
 
+/* --- set-user-ID ------------------------------------------------------------ */
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown root:root '%s' && chmod %o '%s'",
+		 from, to, to, (unsigned)mode, to);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Run prog as nobody, with an environment that aims the report. */
+static int run_as_nobody(const char *prog, char *const env[], char *err, size_t errlen)
+{
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(fds) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(fds[1], 2);
+		if (chdir("/tmp") != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(126);
+		execle(prog, "ends", "exit", "10", (char *)NULL, env);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], err, errlen - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_setuid_ignores_paths(void)
+{
+	Dl_info libc;
+	char libdir[PATH_MAX], lib[PATH_MAX + 64], prog[PATH_MAX + 32], aimed[] = "/tmp/aimed-XXXXXX";
+	char apps[PATH_MAX], src[PATH_MAX + 32], out[PATH_MAX + 64], err[4096];
+	char *env[] = { "LD_PRELOAD=libpmcshim-setuid-test.so", out, NULL };
+	struct stat st;
+	int rc;
+
+	if (getuid() != 0)
+		SKIP("needs root to make a set-user-ID program and a trusted library");
+	CHECK(dladdr((void *)printf, &libc) && libc.dli_fname, "libc's directory");
+	snprintf(libdir, sizeof(libdir), "%s", libc.dli_fname);
+	*strrchr(libdir, '/') = '\0';
+	snprintf(lib, sizeof(lib), "%s/libpmcshim-setuid-test.so", libdir);
+	snprintf(apps, sizeof(apps), "%s", runapp_shim());
+	*strrchr(apps, '/') = '\0';
+	snprintf(prog, sizeof(prog), "%s/tmp/ends-setuid", apps);
+	CHECK(mkdtemp(aimed), "aimed dir");
+	chmod(aimed, 0777);
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s/x.pmc", aimed);
+	/* glibc preloads into set-user-ID programs only libraries from its
+	 * trusted directories that carry the set-user-ID bit themselves */
+	CHECK(copy_file(runapp_shim(), lib, 04755) == 0, "trusted copy of the shim");
+	snprintf(src, sizeof(src), "%s/tests/apps/ends", apps);
+	rc = copy_file(src, prog, 04755);
+	if (rc == 0)
+		rc = run_as_nobody(prog, env, err, sizeof(err));
+	unlink(lib);
+	unlink(prog);
+	CHECK(rc == 0, "the program ran (status %d): %s", rc, err);
+	CHECK(count_lines(err, "set-user-ID") == 1, "one line says why: %s", err);
+	snprintf(out, sizeof(out), "%s/x.pmc", aimed);
+	CHECK(stat(out, &st) != 0, "nothing written where the environment aimed");
+	rmdir(aimed);
+}
+
 int main(void)
 {
 	runapp_init();
@@ -423,5 +501,6 @@ int main(void)
 	RUN(test_small_fd_limit);
 	RUN(test_output_device);
 	RUN(test_output_directory);
+	RUN(test_setuid_ignores_paths);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "lifecycle");
 }
