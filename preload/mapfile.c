@@ -280,10 +280,33 @@ static uint64_t proc_start(void)
 	return strtoull(p, NULL, 10);
 }
 
+/* Set up before our constructor (a marker in an earlier library's
+ * constructor): the arguments from /proc, already NUL-separated. */
+static void set_argv_from_proc(struct rf_header *h)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, h->argv, sizeof(h->argv)) : -1;
+	char extra;
+
+	if (fd < 0)
+		return;
+	if (n == (ssize_t)sizeof(h->argv) && read(fd, &extra, 1) == 1)
+		h->argv_truncated = 1;
+	close(fd);
+	while (n > 0 && h->argv[n - 1] != '\0')
+		h->argv[--n] = '\0';	/* drop a cut last argument */
+	for (ssize_t i = 0; i < n; i++)
+		h->argc += h->argv[i] == '\0';
+}
+
 static void set_argv(struct rf_header *h, int argc, char **argv)
 {
 	size_t used = 0;
 
+	if (!argv) {
+		set_argv_from_proc(h);
+		return;
+	}
 	for (int i = 0; i < argc && argv && argv[i]; i++) {
 		size_t n = strlen(argv[i]) + 1;
 		if (used + n > sizeof(h->argv)) {

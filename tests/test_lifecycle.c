@@ -403,6 +403,19 @@ static void test_output_directory(void)
 	runapp_free(&r);
 }
 
+static void test_marker_before_constructor(void)
+{
+	struct run r;
+	const char *env[] = { QUIET, NULL };
+
+	CHECK(runapp(&r, "early", NULL, env, 1) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "active 1"), "status %d: %s", r.status, r.out);
+	CHECK(summarize(r.report_path[0], "early").calls == 1,
+	      "the library constructor's region, marked before the shim's constructor");
+	CHECK(summarize(r.report_path[0], "main").calls == 1, "and main's");
+	runapp_free(&r);
+}
+
 /* --- set-user-ID ------------------------------------------------------------ */
 
 static int copy_file(const char *from, const char *to, mode_t mode)
@@ -501,6 +514,7 @@ int main(void)
 	RUN(test_small_fd_limit);
 	RUN(test_output_device);
 	RUN(test_output_directory);
+	RUN(test_marker_before_constructor);
 	RUN(test_setuid_ignores_paths);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "lifecycle");
 }

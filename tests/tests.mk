@@ -95,3 +95,12 @@ bench: all $(B)/bench-markers
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \
 		include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -o $@ tests/apps/hammer.c preload/reportfile.c -ldl
+
+# early: a library constructor marks before the shim's constructor runs.
+$(B)/tests/apps/libearly.so: tests/apps/libearly.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -fPIC -shared -o $@ $< -ldl
+
+$(B)/tests/apps/early: tests/apps/early.c $(B)/tests/apps/libearly.so | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -o $@ $< -L$(B)/tests/apps -learly -Wl,-rpath,'$$ORIGIN' -ldl
+
+TEST_BINS += $(B)/tests/apps/early
