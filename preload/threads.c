@@ -383,11 +383,13 @@ static void *trampoline(void *p)
 	struct start s = *(struct start *)p;
 	int saved = errno;
 
-	free(p);
+	/* before free(): the application's free may mark (a lazy setup) */
 	if (guard_enter()) {
-		setup(0, 0);
+		if (tls_phase == TLS_NONE)
+			setup(0, 0);
 		guard_leave();
 	}
+	free(p);
 	errno = saved;
 	return s.fn(s.arg);
 }

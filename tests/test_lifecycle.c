@@ -416,6 +416,20 @@ static void test_marker_before_constructor(void)
 	runapp_free(&r);
 }
 
+static void test_markers_in_app_malloc(void)
+{
+	struct run r;
+	const char *env[] = { QUIET, NULL };
+
+	CHECK(runapp_start(&r, "mallocmark", NULL, env, 1) == 0 && runapp_wait(&r, 60) == 0,
+	      "ran");
+	CHECK(!r.timed_out && r.status == 0 && strstr(r.out, "done"), "no deadlock: status %d",
+	      r.status);
+	CHECK(summarize(r.report_path[0], "malloc").calls >= 5000 &&
+	      summarize(r.report_path[0], "free").calls >= 5000, "every thread's pairs counted");
+	runapp_free(&r);
+}
+
 /* --- set-user-ID ------------------------------------------------------------ */
 
 static int copy_file(const char *from, const char *to, mode_t mode)
@@ -515,6 +529,7 @@ int main(void)
 	RUN(test_output_device);
 	RUN(test_output_directory);
 	RUN(test_marker_before_constructor);
+	RUN(test_markers_in_app_malloc);
 	RUN(test_setuid_ignores_paths);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "lifecycle");
 }
