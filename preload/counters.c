@@ -223,6 +223,10 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	}
 	if (c->nopen == 0)
 		c->all_user = 0;
+	for (int k = 0; c->all_user && k < c->nopen; k++) {
+		c->upage[k] = c->page[c->open[k]];
+		c->shift[k] = 64u - (c->upage[k]->pmc_width ? c->upage[k]->pmc_width : 64u);
+	}
 	errno = saved;
 }
 
@@ -296,6 +300,17 @@ static void take_value(void *arg, int i, const uint64_t *buf)
 	t->vals[i] = buf[3 + t->c->slot[i]];
 	t->enabled[i] = buf[1];
 	t->running[i] = buf[2];
+}
+
+void counters_read_slow(struct counters *c, uint64_t *vals)
+{
+	int k = 0;
+
+	while (c->all_user && k < c->nopen &&
+	       selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))
+		k++;
+	if (k < c->nopen || !c->all_user)
+		counters_read_group(c, vals);
 }
 
 void counters_read_group(struct counters *c, uint64_t *vals)

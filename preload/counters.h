@@ -41,6 +41,9 @@ struct counters {
 	int slot[EVENTS_MAX];		/* position in its group's read */
 	int open[EVENTS_MAX];		/* event index of the k-th open event */
 	int value[EVENTS_MAX];		/* event i's position among open ones */
+	/* the marker's read, by position among open events */
+	const struct perf_event_mmap_page *upage[EVENTS_MAX];
+	unsigned shift[EVENTS_MAX];	/* 64 - pmc_width */
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -59,21 +62,19 @@ void counters_read_group(struct counters *c, uint64_t *vals);
 int counters_read_totals(struct counters *c, uint64_t *vals,
 			 uint64_t *enabled, uint64_t *running);
 
+/* Slow path of counters_read: the full protocol per event, else read(). */
+void counters_read_slow(struct counters *c, uint64_t *vals);
+
 /* Read the open events into vals[0 .. nopen-1], in event order (the
  * hot path keeps no slots for events that did not open). */
 static inline void counters_read(struct counters *c, uint64_t *vals)
 {
-	if (c->nopen == 0)
-		return;
-	if (c->all_user) {
-		int k;
-		for (k = 0; k < c->nopen; k++)
-			if (!selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))
-				break;
-		if (k == c->nopen)
-			return;
-	}
-	counters_read_group(c, vals);
+	int ok = c->all_user;
+
+	for (int k = 0; ok && k < c->nopen; k++)
+		ok = selfread_fast(c->upage[k], arch_read_pmc, c->shift[k], &vals[k]);
+	if (__builtin_expect(!ok, 0) && c->nopen)
+		counters_read_slow(c, vals);
 }
 
 const char *counters_source_name(enum event_source s);

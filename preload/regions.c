@@ -143,6 +143,23 @@ static inline struct site *site_lookup(struct region_state *rs,
 	return s;
 }
 
+/* Depth 0: the key is the region and the return address, known without
+ * a walk; a direct-mapped slot on a cheap mix of the two. */
+static inline struct site *site_at_call(struct region_state *rs, uint32_t id,
+					uintptr_t caller)
+{
+	struct site **slot = &rs->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
+	struct site *s = *slot;
+	uintptr_t key[2] = { id, caller };
+
+	if (likely(s && s->key[1] == caller && s->key[0] == id && s->keylen == sizeof(key)))
+		return s;
+	s = site_slow(rs, key, sizeof(key));
+	if (s)
+		*slot = s;
+	return s;
+}
+
 /* Grow a zero-filled array to more than `need` items (doubling; the old
  * copy stays in the arena until the thread ends). */
 static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item,
@@ -194,10 +211,14 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		begin_dropped(rs, id);
 		return;
 	}
-	key[0] = id;
-	key[1] = caller;
-	n = rs->depth ? stacks_capture(caller, rs->depth, key + 1) : 1;
-	s = site_lookup(rs, key, (size_t)n + 1);
+	if (rs->depth == 0) {
+		s = site_at_call(rs, id, caller);
+	} else {
+		key[0] = id;
+		key[1] = caller;
+		n = stacks_capture(caller, rs->depth, key + 1);
+		s = site_lookup(rs, key, (size_t)n + 1);
+	}
 	if (unlikely(!s)) {
 		begin_dropped(rs, id);
 		return;

@@ -54,4 +54,26 @@ static inline int selfread(const volatile struct perf_event_mmap_page *pc,
 	return ok;
 }
 
+/* The marker's read: the same protocol without a retry loop, for a page
+ * already known to allow user reads, with the counter's width fixed at
+ * setup (shift = 64 - pmc_width). Returns 0 when the caller must take
+ * the full protocol (the kernel changed the page meanwhile, or the event
+ * is not on a counter right now). */
+static inline int selfread_fast(const volatile struct perf_event_mmap_page *pc,
+				selfread_pmc_fn read_pmc, unsigned shift, uint64_t *value)
+{
+	uint32_t seq = pc->lock;
+	uint32_t idx;
+	uint64_t raw;
+
+	selfread_barrier();
+	idx = pc->index;
+	if (__builtin_expect(idx == 0, 0))
+		return 0;
+	raw = read_pmc(idx - 1);
+	*value = pc->offset + (uint64_t)((int64_t)(raw << shift) >> shift);
+	selfread_barrier();
+	return pc->lock == seq && !(seq & 1);
+}
+
 #endif

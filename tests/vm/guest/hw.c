@@ -2,7 +2,7 @@
  * loops. Runs in the arm64 QEMU guest (whose PMU counts user instructions
  * exactly under -icount) and natively on any machine with a PMU.
  *
- *   hw loop | nest | threads | self N | fork | cost | multiplex
+ *   hw loop | nest | threads | self N | fork | cost | pair | multiplex
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -15,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+
 #include <pmcshim.h>
+
 
 /* Every measured region runs REPS times and the checks take the cheapest
  * call: under QEMU an interrupt landing inside a region can add a few
@@ -195,6 +198,161 @@ static void mode_cost(void)
 		nest(10);	/* the first call warms sites and unwinder caches */
 }
 
+/* --- the cost of one pair, measured from outside the shim ---------------
+ * A counter of our own (user instructions, read with read()) around R
+ * calls, the cheapest of REPEATS, minus the same loop around an empty
+ * call; and the same for a hand-written floor: two counters read through
+ * their mmap pages (seqlock, index, offset, width) at begin and end, the
+ * deltas added to a static slot. */
+#define R 1000
+#define REPEATS 7
+
+static struct perf_event_mmap_page *floor_page[2];
+static uint64_t floor_start[2], floor_slot[2];
+
+/* The floor's own counter read, as the kernel's libperf does it: the
+ * register is named at compile time, so a switch picks it. */
+#define PMEV(n) case n: __asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break
+static uint64_t floor_pmc(uint32_t idx)
+{
+	uint64_t v = 0;
+
+#if defined(__aarch64__)
+	switch (idx) {
+	PMEV(0); PMEV(1); PMEV(2); PMEV(3); PMEV(4); PMEV(5); PMEV(6); PMEV(7);
+	PMEV(8); PMEV(9); PMEV(10); PMEV(11); PMEV(12); PMEV(13); PMEV(14); PMEV(15);
+	PMEV(16); PMEV(17); PMEV(18); PMEV(19); PMEV(20); PMEV(21); PMEV(22); PMEV(23);
+	PMEV(24); PMEV(25); PMEV(26); PMEV(27); PMEV(28); PMEV(29); PMEV(30);
+	case 31:
+		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	}
+#else
+	(void)idx;
+#endif
+	return v;
+}
+#undef PMEV
+
+static uint64_t floor_read(volatile struct perf_event_mmap_page *pc)
+{
+	uint32_t seq, idx;
+	uint64_t count;
+
+	do {
+		seq = pc->lock;
+		__asm__ __volatile__("" ::: "memory");
+		idx = pc->index;
+		count = pc->offset;
+		if (pc->cap_user_rdpmc && idx) {
+			unsigned shift = 64u - pc->pmc_width;
+			count += (uint64_t)((int64_t)(floor_pmc(idx - 1) << shift) >> shift);
+		}
+		__asm__ __volatile__("" ::: "memory");
+	} while (pc->lock != seq);
+	return count;
+}
+
+__attribute__((noinline)) static void empty_call(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+__attribute__((noinline)) static void pair_call(void)
+{
+	PMCSHIM_BEGIN("pair");
+	PMCSHIM_END("pair");
+}
+
+__attribute__((noinline)) static void floor_call(void)
+{
+	floor_start[0] = floor_read(floor_page[0]);
+	floor_start[1] = floor_read(floor_page[1]);
+	__asm__ __volatile__("" ::: "memory");
+	floor_slot[0] += floor_read(floor_page[0]) - floor_start[0];
+	floor_slot[1] += floor_read(floor_page[1]) - floor_start[1];
+}
+
+static int open_event(uint64_t config, int group, uint64_t config1)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = config;
+	a.config1 = config1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+}
+
+static uint64_t read_fd(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		v = 0;
+	return v;
+}
+
+/* Instructions of R calls of fn, the cheapest of REPEATS. */
+static uint64_t cheapest(int fd, void (*fn)(void))
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int rep = 0; rep < REPEATS; rep++) {
+		uint64_t a = read_fd(fd);
+		for (int i = 0; i < R; i++)
+			fn();
+		uint64_t b = read_fd(fd);
+		if (b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
+static int map_floor(void)
+{
+	/* config1 bit 1: user-space reads (arm64); bit 0: 64-bit counters */
+	uint64_t c1 = getenv("FLOOR64") ? 0x3 : 0x2;
+	int a = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, c1);
+	int b = a >= 0 ? open_event(PERF_COUNT_HW_CPU_CYCLES, a, c1) : -1;
+
+	if (b < 0)
+		return -1;
+	floor_page[0] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, 0);
+	floor_page[1] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, 0);
+	return floor_page[0] == MAP_FAILED || floor_page[1] == MAP_FAILED ? -1 : 0;
+}
+
+static void measure_pairs(void)
+{
+	int fd = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
+	uint64_t empty, pair, flo = 0;
+
+	if (fd < 0 || map_floor() != 0) {
+		printf("pair-cost unmeasured (no counter)\n");
+		return;
+	}
+	pair_call();	/* warm: the site, the stack, the unwinder */
+	empty = cheapest(fd, empty_call);
+	pair = cheapest(fd, pair_call);
+	flo = cheapest(fd, floor_call);
+	printf("pair-cost %.1f floor %.1f\n", (double)(pair - empty) / R, (double)(flo - empty) / R);
+	printf("floor user-space reads: %s\n", floor_page[0]->cap_user_rdpmc ? "yes" : "no");
+}
+
+/* Called NEST frames deep, so that depth 8 really walks 8 frames. */
+__attribute__((noinline)) static void nest_then(int depth, void (*fn)(void))
+{
+	if (depth > 0)
+		nest_then(depth - 1, fn);
+	else
+		fn();
+	__asm__ __volatile__("" ::: "memory");
+}
+
 static void mode_multiplex(void)
 {
 	PMCSHIM_BEGIN("long");
@@ -216,10 +374,12 @@ int main(int argc, char **argv)
 		mode_fork();
 	else if (strcmp(m, "cost") == 0)
 		mode_cost();
+	else if (strcmp(m, "pair") == 0)
+		nest_then(10, measure_pairs);
 	else if (strcmp(m, "multiplex") == 0)
 		mode_multiplex();
 	else {
-		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|multiplex\n");
+		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|pair|multiplex\n");
 		return 2;
 	}
 	return 0;
