@@ -1,5 +1,6 @@
 /*
- * pmcshim-report: the reader of pmcshim JSON reports (docs/report-format.md).
+ * pmcshim-report: the reader of pmcshim report files (docs/report-format.md,
+ * version 2: preload/reportfile.h), finished or still being written.
  *
  *   pmcshim-report [OPTIONS] FILE...          regions, merged over threads/files
  *   pmcshim-report diff [OPTIONS] BEFORE AFTER
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
-	      "  --format FORMAT    table (default), csv, json, folded (flame graphs)\n"
+	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
+	      "                     file in full), json-table (the table as JSON)\n"
 	      "  -h, --help         this help\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
@@ -68,7 +70,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
-	static const char *const formats[] = { "table", "csv", "json", "folded" };
+	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
 	char *end, msg[256];
 	int c, v, err;
 
@@ -86,7 +88,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
 		case 'f':
-			if ((v = lookup("--format", optarg, formats, 4)) < 0)
+			if ((v = lookup("--format", optarg, formats, 5)) < 0)
 				return 2;
 			o->format = (enum out_format)v;
 			break;
@@ -117,7 +119,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* The reason may quote the input (jansson's "near '...'"): no control
+/* The reason may quote the input (a name from the file): no control
  * characters reach the terminal. */
 static void say_bad(const char *path, char *why)
 {
@@ -154,12 +156,14 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
 	}
-	model_tables(m);
+	if (o->format != F_JSON) /* the export is per file, not aggregated */
+		model_tables(m);
 	switch (o->format) {
 	case F_TABLE: render_table(stdout, m); break;
 	case F_CSV: render_csv(stdout, m); break;
-	case F_JSON: render_json(stdout, m); break;
+	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_folded(stdout, m); break;
+	case F_JSON_TABLE: render_json_table(stdout, m); break;
 	}
 	model_free(m);
 	return 0;

@@ -51,7 +51,10 @@ void csv_field(FILE *out, const char *s);
 
 void render_table(FILE *out, struct model *m);
 void render_csv(FILE *out, struct model *m);
-void render_json(FILE *out, struct model *m);
+void render_json_table(FILE *out, struct model *m);
+/* --format json: each file in full, as a document shaped like version 1
+ * (docs/report-format.md); several files: an array of them. */
+void render_export(FILE *out, struct model *m);
 void render_folded(FILE *out, struct model *m);
 
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */

@@ -2,23 +2,27 @@
 #   make                 builds $(B)/pmcshim-report
 #   make test            also runs the reader suite and a short fuzz run
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
-#   make bench-reader    times the reader on a generated 100 000-row report
+#   make bench-reader    times the reader on a generated 1 000 000-row report file
 
-READER_SRC := tools/pmcshim-report.c tools/report_util.c tools/report_json.c \
-	tools/report_load.c tools/report_model.c tools/report_symbols.c \
-	tools/report_table.c tools/report_formats.c tools/report_diff.c
-READER_HDR := $(wildcard tools/*.h)
-READER_OBJ := $(READER_SRC:tools/%.c=$(B)/tools/%.o)
+# The file format is defined once, in preload/reportfile.[ch]: the reader
+# compiles that module (as tools' object reportfile.o) with -Ipreload.
+READER_SRC := tools/pmcshim-report.c tools/report_util.c \
+	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
+	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c
+READER_SRC += preload/reportfile.c
+READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
+READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
+READER_INC := -Ipreload
 
 # Symbolization (elfutils) lives in tools/symbolize.c; without it frames
 # are named from the report alone.
 SYM_SRC := $(wildcard tools/symbolize.c)
 ifeq ($(SYM_SRC),)
 READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
-READER_LIBS := -ljansson -pthread
+READER_LIBS := -pthread
 else
 READER_DEFS :=
-READER_LIBS := -ljansson -ldw -lelf -pthread
+READER_LIBS := -ldw -lelf -pthread
 READER_OBJ += $(B)/tools/symbolize.o
 endif
 
@@ -26,7 +30,10 @@ $(B)/tools:
 	mkdir -p $@
 
 $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
-	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(CFLAGS) -pthread -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(READER_INC) $(CFLAGS) -pthread -c $< -o $@
+
+$(B)/tools/reportfile.o: preload/reportfile.c $(READER_HDR) | $(B)/tools
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
 
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)
@@ -57,7 +64,12 @@ $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
 	  -ljansson -pthread
 
-READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
+# Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
+$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c preload/reportfile.h \
+		preload/arch.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/reportfile.c
+
+READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+10
@@ -67,10 +79,7 @@ fuzz: $(B)/tests/reader/fuzz_report
 	B=$(B) sh tests/reader/fuzz.sh $(FUZZ_SECONDS)
 
 # --- benchmark ----------------------------------------------------------------
-$(B)/gen_big: tests/reader/gen_big.c | $(B)/tools
-	$(CC) $(WARN) $(DEFS) -O2 -o $@ $<
-
-bench-reader: $(B)/pmcshim-report $(B)/gen_big
+bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report
 	@B=$(B) sh tests/reader/bench.sh
 
 bench: bench-reader
