@@ -646,6 +646,21 @@ struct report *report_load_mem(const void *buf, size_t len, const char *name, ch
 	return finish(r, why, whylen);
 }
 
+/* Version 1 was JSON: say so rather than "not a report". */
+static void say_if_json(const char *path, char *why, size_t whylen)
+{
+	char head[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	head[n] = '\0';
+	if (head[strspn(head, " \t\r\n")] == '{' && strstr(head, "\"pmcshim-report\""))
+		snprintf(why, whylen, "a version-1 JSON report: this reader reads the version-2 "
+			 "binary file (an older pmcshim-report reads this one)");
+}
+
 /* A live process changes the file as we read: read a snapshot instead. */
 static bool take_snapshot(struct report *r, char *why, size_t whylen)
 {
@@ -664,6 +679,8 @@ struct report *report_load_file(const char *path, char *why, size_t whylen)
 
 	r->path = pool_strdup(&r->pool, path);
 	if (rf_open(path, &r->file, why, whylen) != 0) {
+		if (strstr(why, "not a pmcshim report file"))
+			say_if_json(path, why, whylen);
 		report_free(r);
 		return NULL;
 	}

@@ -6,6 +6,8 @@
  *   gen_report --append FILE           what a running process adds next:
  *                                      the first site gets 10 more calls,
  *                                      a new region "late" gets a site
+ *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
+ *                                      (a binary rebuilt since the run)
  * Options (defaults in brackets):
  *   --rows N [15] --threads T [3] --events K [3: the last unavailable]
  *   --regions R [5] --stacks S [5] --depth D [2]: row j is in thread j % T;
@@ -20,7 +22,9 @@
  *   --corrupt WHAT   bad-magic, version3, header-size, tail-unaligned,
  *                    state, size0, size-overflow, unknown-thread,
  *                    unknown-name, unknown-stack, nvalues, thread-mask,
- *                    name-unterminated, stack-frames, event-index
+ *                    name-unterminated, stack-frames, event-index,
+ *                    tail-beyond (tail past the end: a file that never
+ *                    grew, which a reader must accept)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +54,7 @@ struct gen {
 	const char *state;
 	long pid;
 	long undone;			/* site left not done, -1: none */
+	unsigned id, first_region;
 	int partial, dropped;
 	long truncate;			/* -1: none */
 	const char *corrupt;
@@ -163,7 +168,7 @@ static void header(struct gen *g)
 	memcpy(h->magic, RF_MAGIC, 8);
 	h->version = RF_VERSION, h->header_size = RF_HEADER_SIZE;
 	h->state = state_of(g->state), h->flags = RF_SERIALIZED;
-	h->pid = 4242, h->ppid = 4200, h->proc_start = 777;
+	h->pid = 4242 + 1000 * g->id, h->ppid = 4200, h->proc_start = 777;
 	strcpy(h->boot_id, "00000000-0000-0000-0000-000000000000");
 	h->start_real_ns = UINT64_C(1764700000000000000);
 	h->start_mono_ns = 1000000000, h->start_ticks = 5000;
@@ -226,8 +231,9 @@ static void names(struct gen *g)
 	for (unsigned i = 0; i < g->regions; i++) {
 		char b[32];
 
-		snprintf(b, sizeof(b), "region_%03u", i);
-		name(g, i + 1, g->regions <= 5 ? region_names[i] : b);
+		snprintf(b, sizeof(b), "region_%03u", i + g->first_region);
+		name(g, i + 1, g->regions + g->first_region <= 5 ?
+		     region_names[i + g->first_region] : b);
 	}
 }
 
@@ -268,7 +274,7 @@ static void thread_totals(const struct gen *g, struct rf_thread *r, unsigned t)
 	for (unsigned e = 0; e < g->events; e++) {
 		r->totals[e] = (e + 2) * 1000000u * (t + 1);
 		r->enabled[e] = 1500000000u;
-		r->running[e] = kind == 1 ? 750000000u : kind == 2 && e == 0 ? 0 : 1500000000u;
+		r->running[e] = kind == 1 ? 750000000u : kind == 2 && e == 1 ? 0 : 1500000000u;
 	}
 	if (kind == 3)
 		strcpy(r->lost_reason, "EBADF: the program closed the counter");
@@ -280,11 +286,11 @@ static void threads(struct gen *g, uint32_t state)
 	for (unsigned t = 0; t < g->threads; t++) {
 		struct rf_thread *r = add(g, sizeof(*r), RF_THREAD);
 
-		r->index = t, r->tid = 4242 + t, r->is_main = t == 0, r->lazy = t == 2;
+		r->index = t, r->tid = 4242 + 1000 * g->id + t, r->is_main = t == 0, r->lazy = t == 2;
 		r->open_mask = open_mask(g, t);
 		r->nvalues = 1 + (uint32_t)__builtin_popcount(r->open_mask);
 		r->start_mono_ns = g->start_mono + t * 1000u;
-		snprintf(r->name, sizeof(r->name), t ? "worker-%u" : "app", t);
+		snprintf(r->name, sizeof(r->name), t ? "worker-%u" : "app", t & 0xffffu);
 		r->state = RF_T_RUNNING, r->total_status = RF_TOTAL_NONE;
 		if (state != RF_RUNNING || t == 1) /* in a running process, thread 1 ended */
 			thread_totals(g, r, t);
@@ -293,11 +299,11 @@ static void threads(struct gen *g, uint32_t state)
 
 /* ---- sites --------------------------------------------------------------- */
 
-static void site_values(struct rf_site *s, uint32_t mask, unsigned j)
+static void site_values(struct rf_site *s, uint32_t mask, unsigned j, unsigned id)
 {
-	uint64_t k = j + 1, slot = 1;
+	uint64_t k = (j + 1) * (id + 1), slot = 1;
 
-	s->calls = 10 + j;
+	s->calls = (10 + j) * (id + 1);
 	s->v[0] = (struct rf_stat){ (uint64_t)(1000 * k * TPN), (uint64_t)(750 * k * TPN),
 				    (uint64_t)(10 * k * TPN), (uint64_t)(200 * k * TPN) };
 	for (unsigned e = 0; e < RF_EVENTS_MAX; e++)
@@ -317,7 +323,7 @@ static void sites(struct gen *g)
 		s->thread = t, s->nvalues = n;
 		s->region = 1 + rest % g->regions;
 		s->stack = (rest % g->regions + rest / g->regions * (g->regions + 1)) % g->stacks;
-		site_values(s, mask, j);
+		site_values(s, mask, j, g->id);
 		if ((long)j == g->undone)
 			s->r.done = 0;
 		if (j == 0 && g->partial)
@@ -356,6 +362,7 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "version3")) h->version = 3;
 	else if (!strcmp(what, "header-size")) h->header_size = 512;
 	else if (!strcmp(what, "tail-unaligned")) h->tail -= 4;
+	else if (!strcmp(what, "tail-beyond")) h->tail += 4096;
 	else if (!strcmp(what, "state")) h->state = 9;
 	else if (!strcmp(what, "size0")) first->size = 0;
 	else if (!strcmp(what, "size-overflow")) first->size = 0xfffffff8u;
@@ -511,6 +518,29 @@ static void append(const char *path)
 	close(L.fd);
 }
 
+static void zero_build_ids(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct stat st;
+	unsigned char *map;
+	struct rf_file f;
+	const struct rf_record *r;
+	uint64_t off = 0;
+	int bad;
+	char why[200];
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		die("cannot open ", path);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || rf_open_mem(map, (size_t)st.st_size, &f, why, sizeof(why)))
+		die("not a report file: ", path);
+	while ((r = rf_next(&f, &off, &bad)))
+		if (r->type == RF_MODULE)
+			strcpy(((struct rf_module *)(uintptr_t)r)->build_id, "00");
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+}
+
 /* ---- options ---------------------------------------------------------------- */
 
 static unsigned long num(const char *opt, const char *v)
@@ -525,7 +555,7 @@ static unsigned long num(const char *opt, const char *v)
 
 int main(int argc, char **argv)
 {
-	struct gen g = { .rows = 15, .threads = 3, .events = 3, .regions = 5, .stacks = 5,
+	struct gen g = { .rows = 40, .threads = 4, .events = 3, .regions = 5, .stacks = 5,
 			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1 };
 	const char *out = NULL;
 
@@ -533,11 +563,14 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = argv[i + 1];
 
 		if (!strcmp(a, "--append")) { append(v ? v : ""); return 0; }
+		if (!strcmp(a, "--zero-build-ids")) { zero_build_ids(v ? v : ""); return 0; }
 		else if (!strcmp(a, "--rows")) g.rows = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--threads")) g.threads = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--events")) g.events = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--regions")) g.regions = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--stacks")) g.stacks = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--id")) g.id = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--first-region")) g.first_region = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
 		else if (!strcmp(a, "--undone")) g.undone = (long)num(a, v), i++;
