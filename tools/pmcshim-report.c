@@ -24,6 +24,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: " PROG " [OPTIONS] FILE...\n"
 	      "       " PROG " diff [OPTIONS] BEFORE AFTER\n"
+	      "       " PROG " --watch[=SECONDS] FILE\n"
 	      "Summarize pmcshim reports: per region, calls, wall time and each event's\n"
 	      "inclusive and exclusive totals, per-call mean/min/max, IPC and share, with\n"
 	      "the threads (and files: the processes of one run) merged.\n"
@@ -40,6 +41,9 @@ static void usage(FILE *out)
 	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
 	      "                     file in full), json-table (the table as JSON)\n"
 	      "  -h, --help         this help\n"
+	      "--watch: a running process's file every SECONDS (default 1, decimals\n"
+	      "allowed): per interval, each region that changed with its new calls and\n"
+	      "what each inclusive total grew by, until the process ends.\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
 	      "Exit status: 0 ok, 1 write error, 2 bad usage or an unreadable or invalid\n"
@@ -58,6 +62,25 @@ static int lookup(const char *what, const char *arg, const char *const *names, i
 	return -1;
 }
 
+/* --watch's SECONDS: positive, at most a day. */
+static int parse_interval(const char *arg, double *v)
+{
+	char *end;
+
+	if (!arg) {
+		*v = 1;
+		return 0;
+	}
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*v >= 0.001 && *v <= 86400)) {
+		fprintf(stderr, PROG ": --watch: '%s' is not a number of seconds (0.001 to 86400)\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
 /* Fills o from argv; 0 ok, -1 --help shown, 2 bad usage (said why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -67,6 +90,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+		{ "watch", optional_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
@@ -82,6 +106,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'S': o->symbolize = false; break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
+		case 'w':
+			if (parse_interval(optarg, &o->watch))
+				return 2;
+			break;
 		case 'o':
 			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
 				return 2;
@@ -201,6 +229,13 @@ int main(int argc, char **argv)
 	}
 	if (!n) {
 		usage(stderr);
+		goto out;
+	}
+	if (o.watch > 0) {
+		if (is_diff || n != 1)
+			fputs(PROG " --watch: give one file\n", stderr);
+		else
+			rc = run_watch(stdout, argv[optind], o.watch);
 		goto out;
 	}
 	if (!(files = load_all(argv + is_diff + optind, n)))

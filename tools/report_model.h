@@ -29,6 +29,7 @@ struct opts {
 	regex_t re;			/* --region */
 	const char *event;		/* --event, NULL: the default weight */
 	enum out_format format;
+	double watch;			/* --watch interval in seconds, 0: no */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with

@@ -57,6 +57,10 @@ void render_json_table(FILE *out, struct model *m);
 void render_export(FILE *out, struct model *m);
 void render_folded(FILE *out, struct model *m);
 
+/* pmcshim-report --watch: per-interval changes of a running process's
+ * file until it ends; 0, or 2 when the file cannot be read. */
+int run_watch(FILE *out, const char *path, double interval);
+
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
 int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
 	     char *why, size_t whylen);

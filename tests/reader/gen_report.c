@@ -496,10 +496,10 @@ static void append(const char *path)
 	live_grow(&L, tail + 4096);
 	h = (void *)L.map;
 	live_scan(&L);
-	/* the first site: ten more calls, each 100 ns and 100 of every event */
+	/* the first site: ten more calls, 2000 ticks, 1000 of every event */
 	rf_site_write_begin(L.first);
 	L.first->calls += 10;
-	L.first->v[0].incl += (uint64_t)(1000 * h->ticks_per_ns);
+	L.first->v[0].incl += 2000;
 	for (uint32_t i = 1; i < L.first->nvalues; i++)
 		L.first->v[i].incl += 1000, L.first->v[i].excl += 1000;
 	rf_site_write_end(L.first);

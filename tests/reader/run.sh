@@ -279,7 +279,53 @@ usage unknown-format --format xml "$S"
 usage diff-one-file diff "$D0"
 usage diff-folded diff --format folded "$D0" "$D1"
 usage diff-threads diff --threads "$D0" "$D1"
+usage watch-interval --watch=0 "$S"
+usage watch-two-files --watch "$S" "$S"
 if "$R" --help | grep -q "^usage: "; then ok help; else fail help; fi
+
+# ---- a live file, and --watch on it -----------------------------------------
+# The file says it belongs to a sleep started here (its pid, start time and
+# this boot): a reader sees it running until the sleep is killed and reaped.
+# Synchronised through the watch's output, with generous bounds.
+
+# wait_for FILE PATTERN: until a line of FILE matches (at most 30 s)
+wait_for() {
+	n=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $n -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	grep -q "$2" "$1" 2>/dev/null
+}
+
+sleep 600 &
+P=$!
+gen live.pmc --pid $P
+(cd "$IN" && "$R" live.pmc) >"$tmp/out" 2>&1
+if grep -q "^# live.pmc: app (pid $P, .*), running (live: a snapshot as of now)\$" "$tmp/out"
+then ok live-table; else fail live-table "$(head -3 "$tmp/out")"; fi
+if command -v jq >/dev/null 2>&1; then
+	expect live-json "$(cd "$IN" && "$R" --format json live.pmc | jq -c '[.process.state, .process.live, .threads[0].state]')" \
+		'["running",true,"running"]'
+fi
+(cd "$IN" && "$R" --watch=0.1 live.pmc >"$tmp/watch" 2>&1; echo "exit $?" >>"$tmp/watch") &
+W=$!
+if wait_for "$tmp/watch" "^# per interval"; then
+	"$GEN" --append "$IN/live.pmc"
+	wait_for "$tmp/watch" "^ *[0-9.]*  late "
+	kill $P
+	wait $P 2>/dev/null
+	wait_for "$tmp/watch" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $W 2>/dev/null
+num='[0-9][0-9]*\.[0-9][0-9][0-9]'
+if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
+   grep -q "^ *$num  late *+5 *+[0-9]* *+500 *+500 *n/a\$" "$tmp/watch" &&
+   [ "$(grep -c "^ *$num  " "$tmp/watch")" = 2 ] &&
+   grep -q "^# live.pmc: app (pid $P), ended without exit (killed or crashed)\$" "$tmp/watch" &&
+   [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
+then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
 
 # ---- --stacks on a real run: symbols from the test program's debug info ------
 # Needs a shim that writes version-2 files; until then it is skipped, visibly.
