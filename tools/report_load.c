@@ -452,7 +452,8 @@ static bool load_threads(struct ld *L)
 {
 	struct report *r = L->r;
 
-	qsort(L->thr, L->nthr, sizeof(*L->thr), by_index);
+	if (L->nthr > 1) /* qsort must not see the NULL of an empty array */
+		qsort(L->thr, L->nthr, sizeof(*L->thr), by_index);
 	r->threads = xcalloc(L->nthr, sizeof(*r->threads));
 	if (L->nthr && !id_ok(L, L->thr[L->nthr - 1]->index, sizeof(struct rf_thread)))
 		return bad(L, "thread record: index %" PRIu32 " out of range",

@@ -61,9 +61,9 @@ HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
 FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC))
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
-	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -g -O1 \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
-	  -ljansson -pthread
+	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
+	  -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
+	  -pthread
 
 # Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
 $(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c preload/reportfile.h \
@@ -73,10 +73,11 @@ $(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c pre
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
-EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+10
+# make test replays the fuzz seeds once each (deterministic); make fuzz explores.
+EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+replay
 
 FUZZ_SECONDS ?= 300
-fuzz: $(B)/tests/reader/fuzz_report
+fuzz: $(B)/tests/reader/fuzz_report $(B)/tests/reader/gen_report
 	B=$(B) sh tests/reader/fuzz.sh $(FUZZ_SECONDS)
 
 # --- benchmark ----------------------------------------------------------------
