@@ -81,7 +81,10 @@ fuzz: $(B)/tests/reader/fuzz_report $(B)/tests/reader/gen_report
 	B=$(B) sh tests/reader/fuzz.sh $(FUZZ_SECONDS)
 
 # --- benchmark ----------------------------------------------------------------
-bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report
+$(B)/tests/reader/floor: tests/reader/floor.c | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O2 -o $@ $<
+
+bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/floor
 	@B=$(B) sh tests/reader/bench.sh
 
 bench: bench-reader
