@@ -195,7 +195,7 @@ static void export_stacks(FILE *out, const struct report *r, struct symbolizer *
 		fputs(", \"frames\": [", out);
 		for (size_t k = 0; k < s->n; k++) {
 			fputs(k ? ",\n      " : "\n      ", out);
-			export_frame(out, r, &r->frames[s->first + k], sz);
+			export_frame(out, r, &rep_frames(r)[s->first + k], sz);
 		}
 		fputs(s->n ? "\n    ]}" : "]}", out);
 		first = false;

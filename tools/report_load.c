@@ -1,9 +1,10 @@
 /* Loading a version-2 report file (preload/reportfile.h) into struct
- * report: one walk collects the small records (events, threads, names,
- * stacks, modules, errors) and counts the sites; a second checks every site
- * against them and counts each thread's; a third files the sites under
- * their threads. Every problem becomes a one-line reason that says which
- * record (by its offset) and what is wrong with it. */
+ * report: one walk over the records collects the small ones (events,
+ * threads, names, stacks, modules, errors) and files each site's offset
+ * under the thread index it names; then every site is checked against
+ * what the walk found (records may come in any order). Every problem
+ * becomes a one-line reason that says which record (by its offset) and
+ * what is wrong with it. */
 #include "report_load.h"
 
 #include <inttypes.h>
@@ -28,11 +29,16 @@ struct ld {
 	const struct rf_module **mod;
 	const struct rf_error **err;
 	const struct rf_event *evrec[RF_EVENTS_MAX];
-	size_t nthr, nnam, nstk, nmod, nerr, nsites;
+	size_t nthr, nnam, nstk, nmod, nerr;
 	size_t cthr, cnam, cstk, cmod, cerr;
+	/* sites by the thread index they name, before threads are known */
+	struct bucket {
+		uint32_t *off;
+		size_t n, cap;
+	} *bucket;
+	size_t nbucket, cbucket;
 	uint32_t *thread_at;		/* [rf_thread.index] -> threads[], or UINT32_MAX */
 	size_t nthread_at;
-	size_t *rowcap;			/* per thread: the sites the check walk counted */
 };
 
 static bool PRINTF(2, 3) bad(struct ld *L, const char *fmt, ...)
@@ -126,6 +132,7 @@ static bool load_header(struct ld *L)
 	else if (r->live && mono_now() >= h->start_mono_ns)
 		r->wall_ns = mono_now() - h->start_mono_ns, r->has_wall = true;
 	r->ticks_per_ns = rf_ticks_per_ns(h);
+	r->ns_per_tick = r->ticks_per_ns > 0 ? 1 / r->ticks_per_ns : 0;
 	r->host = FIELD(r, h->host), r->executable = FIELD(r, h->executable);
 	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);
 	r->clock_source = FIELD(r, h->clock_source), r->user_read = FIELD(r, h->user_read);
@@ -185,15 +192,29 @@ static bool check_event(struct ld *L, const struct rf_record *rec)
 	return true;
 }
 
+static bool id_ok(const struct ld *L, uint64_t id, size_t minsize);
+
 static bool check_site(struct ld *L, const struct rf_record *rec)
 {
 	const struct rf_site *s = (const void *)rec;
+
+	struct bucket *b;
 
 	if (s->nvalues < 1 || s->nvalues > 1 + RF_EVENTS_MAX ||
 	    rf_site_size(s->nvalues) > rec->size)
 		return bad(L, "corrupt site record at offset %" PRIu64 ": %" PRIu32
 			   " values do not fit", offset_of(L, rec), s->nvalues);
-	L->nsites++;
+	if (!id_ok(L, s->thread, sizeof(struct rf_thread)))
+		return bad(L, "site at offset %" PRIu64 ": unknown thread %" PRIu32,
+			   offset_of(L, rec), s->thread);
+	if (s->thread >= L->nbucket) {
+		L->bucket = grow(L->bucket, &L->cbucket, (size_t)s->thread + 1, sizeof(*L->bucket));
+		memset(L->bucket + L->nbucket, 0, (s->thread + 1 - L->nbucket) * sizeof(*L->bucket));
+		L->nbucket = (size_t)s->thread + 1;
+	}
+	b = &L->bucket[s->thread];
+	b->off = grow(b->off, &b->cap, b->n + 1, sizeof(*b->off));
+	b->off[b->n++] = (uint32_t)offset_of(L, rec);
 	return true;
 }
 
@@ -325,39 +346,51 @@ static int32_t module_of(const struct report *r, uint64_t pc)
 	return lo && pc < r->modules[lo - 1].hi ? (int32_t)(lo - 1) : -1;
 }
 
-static void load_frames(struct report *r, const struct rf_stack *s)
-{
-	struct rep_stack *o = &r->stacks[s->id];
-
-	*o = (struct rep_stack){ r->nframes, s->nframes, s->method, true };
-	for (size_t k = 0; k < s->nframes; k++) {
-		int32_t m = module_of(r, s->pc[k]);
-
-		r->frames[r->nframes++] = (struct rep_frame){
-			s->pc[k], m < 0 ? 0 : s->pc[k] - r->modules[m].base, m, NULL };
-	}
-}
-
 static bool load_stacks(struct ld *L)
 {
 	struct report *r = L->r;
-	size_t nframes = 0;
 
 	for (size_t i = 0; i < L->nstk; i++) {
 		if (!id_ok(L, L->stk[i]->id, sizeof(struct rf_stack)))
 			return bad(L, "stack record: id %" PRIu32 " out of range", L->stk[i]->id);
 		if (L->stk[i]->id >= r->nstacks)
 			r->nstacks = (size_t)L->stk[i]->id + 1;
-		nframes += L->stk[i]->nframes;
 	}
 	r->stacks = xcalloc(r->nstacks, sizeof(*r->stacks));
-	r->frames = xcalloc(nframes, sizeof(*r->frames));
+	r->stackrec = xcalloc(r->nstacks, sizeof(*r->stackrec));
 	for (size_t i = 0; i < L->nstk; i++) {
-		if (r->stacks[L->stk[i]->id].present)
-			return bad(L, "stack id %" PRIu32 " recorded twice", L->stk[i]->id);
-		load_frames(r, L->stk[i]);
+		const struct rf_stack *s = L->stk[i];
+
+		if (r->stacks[s->id].present)
+			return bad(L, "stack id %" PRIu32 " recorded twice", s->id);
+		r->stacks[s->id] = (struct rep_stack){ r->nframes, s->nframes, s->method, true };
+		r->stackrec[s->id] = s;
+		r->nframes += s->nframes;
 	}
 	return true;
+}
+
+/* Built on first use, not at load: the default table never needs them,
+ * and a big file has megabytes of them. A cache, so the report stays
+ * logically const. */
+const struct rep_frame *rep_frames(const struct report *cr)
+{
+	struct report *r = (struct report *)(uintptr_t)cr;
+
+	if (r->frames || !r->nframes)
+		return r->frames;
+	r->frames = xcalloc(r->nframes, sizeof(*r->frames));
+	for (size_t id = 0; id < r->nstacks; id++) {
+		const struct rf_stack *s = r->stackrec[id];
+
+		for (size_t k = 0; s && k < s->nframes; k++) {
+			int32_t m = module_of(r, s->pc[k]);
+
+			r->frames[r->stacks[id].first + k] = (struct rep_frame){
+				s->pc[k], m < 0 ? 0 : s->pc[k] - r->modules[m].base, m, NULL };
+		}
+	}
+	return r->frames;
 }
 
 /* ---- threads ------------------------------------------------------------- */
@@ -505,107 +538,59 @@ static bool load_errors(struct ld *L)
 
 /* ---- sites --------------------------------------------------------------- */
 
-/* The thread the site belongs to, or NULL with the reason said. */
-static struct rep_thread *site_thread(struct ld *L, const struct rf_site *s)
+/* A site's references, now that every record is in. */
+static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thread *t)
 {
-	struct report *r = L->r;
-	struct rep_thread *t;
+	const struct report *r = L->r;
 
-	if (s->thread >= L->nthread_at || L->thread_at[s->thread] == UINT32_MAX)
-		return bad(L, "site at offset %" PRIu64 ": unknown thread %" PRIu32,
-			   offset_of(L, s), s->thread), NULL;
 	if (!region_name(r, s->region))
 		return bad(L, "site at offset %" PRIu64 ": unknown region name id %" PRIu32,
-			   offset_of(L, s), s->region), NULL;
+			   offset_of(L, s), s->region);
 	if (s->stack >= r->nstacks || !r->stacks[s->stack].present)
 		return bad(L, "site at offset %" PRIu64 ": unknown stack %" PRIu32,
-			   offset_of(L, s), s->stack), NULL;
-	t = &r->threads[L->thread_at[s->thread]];
+			   offset_of(L, s), s->stack);
 	if (s->nvalues != t->nvalues)
 		return bad(L, "site at offset %" PRIu64 ": %" PRIu32 " values, its thread has %"
-			   PRIu32, offset_of(L, s), s->nvalues, t->nvalues), NULL;
-	return t;
-}
-
-/* Second walk: check and count; third: file. */
-static bool site_walk(struct ld *L, bool fill)
-{
-	uint64_t off = 0;
-	const struct rf_record *rec;
-	int badrec;
-
-	while ((rec = rf_next(L->f, &off, &badrec))) {
-		const struct rf_site *s = (const void *)rec;
-		struct rep_thread *t;
-
-		if (rec->type != RF_SITE)
-			continue;
-		if (fill) { /* the same records as the check walk: the file is still */
-			size_t i = L->thread_at[s->thread];
-
-			t = &L->r->threads[i];
-			if (t->nrows < L->rowcap[i])
-				t->rows[t->nrows++] = (uint32_t)offset_of(L, s);
-			continue;
-		}
-		if (!(t = site_thread(L, s)))
-			return false;
-		t->nrows++;
-		L->r->npartial += rep_site_partial(s);
-	}
+			   PRIu32, offset_of(L, s), s->nvalues, t->nvalues);
 	return true;
 }
 
+/* Each bucket becomes its thread's rows. */
 static bool load_sites(struct ld *L)
 {
 	struct report *r = L->r;
 
-	if (!site_walk(L, false))
-		return false;
-	L->rowcap = xcalloc(r->nthreads, sizeof(*L->rowcap));
-	for (size_t i = 0; i < r->nthreads; i++) {
-		L->rowcap[i] = r->threads[i].nrows;
-		r->threads[i].rows = xmalloc(r->threads[i].nrows * sizeof(uint32_t));
-		r->threads[i].nrows = 0;
+	for (size_t i = 0; i < L->nbucket; i++) {
+		struct bucket *b = &L->bucket[i];
+		struct rep_thread *t;
+
+		if (!b->n)
+			continue;
+		if (i >= L->nthread_at || L->thread_at[i] == UINT32_MAX)
+			return bad(L, "site at offset %" PRIu32 ": unknown thread %zu", b->off[0], i);
+		t = &r->threads[L->thread_at[i]];
+		t->rows = b->off, t->nrows = b->n;
+		*b = (struct bucket){ 0 };
+		for (size_t j = 0; j < t->nrows; j++) {
+			if (!site_ok(L, rep_site(r, t, j), t))
+				return false;
+			r->npartial += rep_site_partial(rep_site(r, t, j));
+		}
 	}
-	return site_walk(L, true);
+	return true;
 }
 
 /* ---- values -------------------------------------------------------------- */
-
-static uint64_t to_ns(uint64_t ticks, double per_ns)
-{
-	double ns = (double)ticks / per_ns;
-
-	return ticks == UINT64_MAX || ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns;
-}
-
-bool rep_value(const struct report *r, const struct rep_thread *t, const struct rf_site *s,
-	       int e, struct rep_stat *out)
-{
-	const struct rf_stat *v;
-
-	if (e >= 0) {
-		if (!t->slot[e])
-			return false;
-		v = &s->v[t->slot[e]];
-		*out = (struct rep_stat){ v->incl, v->excl, v->min, v->max };
-		return true;
-	}
-	if (r->ticks_per_ns <= 0)
-		return false;
-	v = &s->v[0];
-	*out = (struct rep_stat){ to_ns(v->incl, r->ticks_per_ns), to_ns(v->excl, r->ticks_per_ns),
-				  to_ns(v->min, r->ticks_per_ns), to_ns(v->max, r->ticks_per_ns) };
-	return true;
-}
 
 /* ---- the whole ------------------------------------------------------------ */
 
 static void ld_free(struct ld *L)
 {
 	free(L->thr), free(L->nam), free(L->stk), free(L->mod), free(L->err);
-	free(L->thread_at), free(L->rowcap);
+	free(L->thread_at);
+	for (size_t i = 0; i < L->nbucket; i++)
+		free(L->bucket[i].off);
+	free(L->bucket);
 }
 
 static bool load(struct ld *L)
@@ -704,6 +689,7 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].totals), free(r->threads[i].rows);
 	free(r->threads), free(r->ev), free(r->names), free(r->stacks), free(r->frames);
+	free(r->stackrec);
 	free(r->modules), free(r->errors), free(r->argv);
 	rf_close(&r->file);
 	free(r->snapshot);

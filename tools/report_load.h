@@ -84,6 +84,7 @@ struct report {
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
 	double ticks_per_ns;		/* 0: wall times unknown */
+	double ns_per_tick;		/* its inverse, or 0 */
 	const char *host, *executable, *exec_target, *shim_version, *clock_source;
 	const char *user_read;
 	size_t argc;
@@ -100,7 +101,8 @@ struct report {
 	const char **names;		/* [rf_name.id]: the text, NULL where none */
 	size_t nstacks, nframes;	/* stacks: [rf_stack.id] */
 	struct rep_stack *stacks;
-	struct rep_frame *frames;
+	const struct rf_stack **stackrec;	/* [rf_stack.id]: the record, or NULL */
+	struct rep_frame *frames;	/* NULL until rep_frames */
 	size_t nmodules;
 	struct rep_module *modules;	/* sorted by lo */
 	size_t nerrors;
@@ -118,6 +120,9 @@ struct report *report_load_mem(const void *buf, size_t len, const char *name, ch
 
 void report_free(struct report *r);
 
+/* Every stack's frames (stacks[id].first indexes them), built on first use. */
+const struct rep_frame *rep_frames(const struct report *r);
+
 static inline const struct rf_site *rep_site(const struct report *r,
 					     const struct rep_thread *t, size_t row)
 {
@@ -130,9 +135,35 @@ static inline bool rep_site_partial(const struct rf_site *s)
 	return s->seq & 1;
 }
 
+static inline uint64_t rep_ns(const struct report *r, uint64_t ticks)
+{
+	double ns = (double)ticks * r->ns_per_tick;
+
+	/* UINT64_MAX stays: the min of a site without calls */
+	return ticks == UINT64_MAX || ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns;
+}
+
 /* Event e's value in a site (e < 0: wall time, converted to ns); false
- * when the thread had no such value. */
-bool rep_value(const struct report *r, const struct rep_thread *t, const struct rf_site *s,
-	       int e, struct rep_stat *out);
+ * when the thread had no such value. Inline: it runs for every value of
+ * every row. */
+static inline bool rep_value(const struct report *r, const struct rep_thread *t,
+			     const struct rf_site *s, int e, struct rep_stat *out)
+{
+	const struct rf_stat *v;
+
+	if (e >= 0) {
+		if (!t->slot[e])
+			return false;
+		v = &s->v[t->slot[e]];
+		*out = (struct rep_stat){ v->incl, v->excl, v->min, v->max };
+		return true;
+	}
+	if (r->ns_per_tick <= 0)
+		return false;
+	v = &s->v[0];
+	*out = (struct rep_stat){ rep_ns(r, v->incl), rep_ns(r, v->excl), rep_ns(r, v->min),
+				  rep_ns(r, v->max) };
+	return true;
+}
 
 #endif

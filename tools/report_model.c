@@ -306,7 +306,7 @@ static void map_stacks(struct model *m)
 
 		m->stackmap[f] = xcalloc(r->nstacks, sizeof(**m->stackmap));
 		for (size_t s = 0; s < r->nstacks; s++) {
-			const struct rep_frame *fr = &r->frames[r->stacks[s].first];
+			const struct rep_frame *fr = &rep_frames(r)[r->stacks[s].first];
 			size_t n = r->stacks[s].n;
 			uint32_t g;
 
@@ -338,7 +338,7 @@ const char *model_frame(struct model *m, uint32_t stack, size_t k)
 {
 	const struct gstack *g = &m->stacks[stack];
 	const struct report *r = m->files[g->file];
-	const struct rep_frame *f = &r->frames[r->stacks[g->local].first + k];
+	const struct rep_frame *f = &rep_frames(r)[r->stacks[g->local].first + k];
 	const struct gmodule *md = f->module < 0 ? NULL : &m->modules[m->modmap[g->file][f->module]];
 
 	return symbols_frame(m->sym, md ? (int64_t)m->modmap[g->file][f->module] : -1,
@@ -589,11 +589,27 @@ static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
 		(uint32_t)thread;
 }
 
+/* A region's group in a scope: from a direct table when scopes x regions
+ * is small enough (one lookup per row is most of the work on a big file),
+ * else from the hash. */
+static struct group *region_group(struct model *m, struct group **hash, struct group **direct,
+				  size_t nregions, uint32_t region, uint32_t scope)
+{
+	struct group **slot = direct ? &direct[(size_t)scope * nregions + region] : NULL;
+
+	if (slot && *slot)
+		return *slot;
+	return slot ? (*slot = group_get(m, hash, region, scope, NO_STACK)) :
+		group_get(m, hash, region, scope, NO_STACK);
+}
+
 static void build_scope(struct model *m, enum scope sc)
 {
 	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
 	struct group *regs = NULL, *stks = NULL, *g;
 	size_t first = m->ntables;
+	struct group **direct = nscopes * m->nregions <= (1u << 20) ?
+		xcalloc(nscopes * m->nregions, sizeof(*direct)) : NULL;
 
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct mthread *t = &m->threads[i];
@@ -605,13 +621,14 @@ static void build_scope(struct model *m, enum scope sc)
 
 			if (!m->selected[region])
 				continue;
-			add_row(m, group_get(m, &regs, region, scope, NO_STACK), t, j);
+			add_row(m, region_group(m, &regs, direct, m->nregions, region, scope), t, j);
 			if (m->stackmap)
 				add_row(m, group_get(m, &stks, region, scope,
 						     m->stackmap[t->file][site->stack]),
 					t, j);
 		}
 	}
+	free(direct);
 	attach_stacks(m, regs, stks);
 	m->tables = xrealloc(m->tables, (m->ntables + nscopes) * sizeof(*m->tables));
 	for (size_t s = 0; s < nscopes; s++)
