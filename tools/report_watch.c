@@ -29,16 +29,23 @@ static void sums_free(struct wsums *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* Sums never wrap: a saturated total is wrong, a wrapped one is absurd. */
+static void sat_add(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
 static void add_site(struct wsums *w, const struct rep_thread *t, const struct rf_site *s)
 {
 	size_t base = s->region * w->nval;
 
-	w->calls[s->region] += s->calls;
-	w->incl[base] += s->v[0].incl, w->have[base] = 1;
+	sat_add(&w->calls[s->region], s->calls);
+	sat_add(&w->incl[base], s->v[0].incl), w->have[base] = 1;
 	for (size_t e = 0; e + 1 < w->nval; e++) {
 		if (!t->slot[e])
 			continue;
-		w->incl[base + 1 + e] += s->v[t->slot[e]].incl;
+		sat_add(&w->incl[base + 1 + e], s->v[t->slot[e]].incl);
 		w->have[base + 1 + e] = 1;
 	}
 }

@@ -1,6 +1,6 @@
 # The report reader, its tests, fuzz target and benchmark.
 #   make                 builds $(B)/pmcshim-report
-#   make test            also runs the reader suite and a short fuzz run
+#   make test            also runs the reader suite and replays the fuzz seeds
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
 #   make bench-reader    times the reader on a generated 1 000 000-row report file
 

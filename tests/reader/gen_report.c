@@ -18,6 +18,7 @@
  *   --undone N       site N is left not done (a writer killed in it)
  *   --partial        site 0 is left mid-update (odd sequence count)
  *   --dropped        some drops counted in the header
+ *   --huge           counts and times near 2^64 (sums must saturate)
  *   --truncate N     the file cut to N bytes
  *   --corrupt WHAT   bad-magic, version3, header-size, tail-unaligned,
  *                    state, size0, size-overflow, unknown-thread,
@@ -55,7 +56,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped;
+	int partial, dropped, huge;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -276,6 +277,10 @@ static void thread_totals(const struct gen *g, struct rf_thread *r, unsigned t)
 		r->enabled[e] = 1500000000u;
 		r->running[e] = kind == 1 ? 750000000u : kind == 2 && e == 1 ? 0 : 1500000000u;
 	}
+	for (unsigned e = 0; g->huge && e < g->events; e++)
+		r->totals[e] = UINT64_MAX, r->enabled[e] = UINT64_MAX, r->running[e] = 1;
+	if (g->huge)
+		r->cpu_ns = UINT64_MAX - 1, r->end_mono_ns = UINT64_MAX;
 	if (kind == 3)
 		strcpy(r->lost_reason, "EBADF: the program closed the counter");
 }
@@ -312,6 +317,13 @@ static void site_values(struct rf_site *s, uint32_t mask, unsigned j, unsigned i
 							 (e + 2) * k, (e + 2) * 20 * k };
 }
 
+static void huge_values(struct rf_site *s)
+{
+	s->calls = UINT64_MAX - 1;
+	for (uint32_t i = 0; i < s->nvalues; i++)
+		s->v[i] = (struct rf_stat){ UINT64_MAX - 1, UINT64_MAX / 2 + 1, 1, UINT64_MAX - 1 };
+}
+
 static void sites(struct gen *g)
 {
 	g->first_site = g->len;
@@ -324,6 +336,8 @@ static void sites(struct gen *g)
 		s->region = 1 + rest % g->regions;
 		s->stack = (rest % g->regions + rest / g->regions * (g->regions + 1)) % g->stacks;
 		site_values(s, mask, j, g->id);
+		if (g->huge)
+			huge_values(s);
 		if ((long)j == g->undone)
 			s->r.done = 0;
 		if (j == 0 && g->partial)
@@ -579,6 +593,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--corrupt") && v) g.corrupt = v, i++;
 		else if (!strcmp(a, "--partial")) g.partial = 1;
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
+		else if (!strcmp(a, "--huge")) g.huge = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

@@ -148,6 +148,20 @@ expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.thr
 (cd "$IN" && "$R" "$S" | sed 1d) >"$tmp/sb"
 if cmp -s "$tmp/tb" "$tmp/sb"; then ok tail-beyond-file; else fail tail-beyond-file; fi
 
+# Every unsigned 64-bit value is accepted; sums saturate, never wrap.
+gen huge.pmc --huge
+for args in "" "--threads --stacks" "--format csv --threads" "--format json" \
+	    "--format json-table --threads" "--format folded"; do
+	# shellcheck disable=SC2086
+	(cd "$IN" && "$R" $args huge.pmc) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 0 ] && [ ! -s "$tmp/err" ]; then ok "huge-values: $args"
+	else fail "huge-values: $args" "exit $rc" "$(head -3 "$tmp/err")"; fi
+done
+(cd "$IN" && "$R" --format csv huge.pmc) >"$tmp/h.csv"
+expect huge-calls-saturate "$(field "$tmp/h.csv" solve calls)" 18446744073709551615
+expect huge-incl-saturates "$(field "$tmp/h.csv" solve instructions_incl)" 18446744073709551615
+
 # ---- the aggregates against the raw rows -----------------------------------
 if command -v jq >/dev/null 2>&1; then
 	(cd "$IN" && "$R" --format json "$S") >"$tmp/s.json"
