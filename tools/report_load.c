@@ -84,7 +84,10 @@ static const char *state_text(struct report *r, const struct rf_header *h)
 
 	switch (r->state) {
 	case RF_RUNNING:
-		return r->live ? "running" : "ended without exit (killed or crashed)";
+		if (r->live)
+			return "running";
+		return r->unsure ? "running, or ended without exit (the file has no boot id to "
+				   "tell)" : "ended without exit (killed or crashed)";
 	case RF_EXITED:
 		return "exited";
 	case RF_EXECED:
@@ -674,7 +677,7 @@ struct report *report_load_file(const char *path, char *why, size_t whylen)
 	madvise((void *)r->file.base, r->file.size, MADV_WILLNEED);
 	/* RF_UNKNOWN (no boot id to tell) may be running too: a snapshot then */
 	live = rf_state(r->file.h) == RF_RUNNING ? rf_liveness(r->file.h) : RF_GONE;
-	r->live = live == RF_LIVE;
+	r->live = live == RF_LIVE, r->unsure = live == RF_UNKNOWN;
 	if (live != RF_GONE && !take_snapshot(r, why, whylen)) {
 		report_free(r);
 		return NULL;

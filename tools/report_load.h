@@ -80,6 +80,7 @@ struct report {
 	unsigned char *snapshot;	/* owned copy of a live file, or NULL */
 	uint32_t state;			/* enum rf_state, as loaded */
 	bool live;			/* RF_RUNNING and the process still runs */
+	bool unsure;			/* RF_RUNNING, and rf_liveness cannot tell */
 	const char *state_text;		/* "running", "exited", "exec'd PATH", ... */
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;

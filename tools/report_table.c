@@ -215,7 +215,7 @@ static void put_double(struct table *t, bool ok, const char *fmt, double v)
 /* How the process stands, and what that means for the data. */
 static const char *state_note(const struct report *r)
 {
-	if (r->state == RF_RUNNING)
+	if (r->state == RF_RUNNING && !r->unsure)
 		return r->live ? " (live: a snapshot as of now)" : "; data up to its end";
 	return "";
 }

@@ -19,6 +19,8 @@
  *   --partial        site 0 is left mid-update (odd sequence count)
  *   --dropped        some drops counted in the header
  *   --huge           counts and times near 2^64 (sums must saturate)
+ *   --no-boot-id     the header has no boot id (a reader cannot tell
+ *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
  *   --corrupt WHAT   bad-magic, version3, header-size, tail-unaligned,
  *                    state, size0, size-overflow, unknown-thread,
@@ -56,7 +58,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped, huge;
+	int partial, dropped, huge, no_boot_id;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -176,6 +178,8 @@ static void header(struct gen *g)
 	if (g->pid > 0)
 		header_live(g, h);
 	g->start_mono = h->start_mono_ns;
+	if (g->no_boot_id)
+		memset(h->boot_id, 0, sizeof(h->boot_id));
 	if (h->state != RF_RUNNING)
 		header_end(h);
 	h->stack_depth = g->depth, h->nevents = g->events;
@@ -594,6 +598,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--partial")) g.partial = 1;
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;
+		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

@@ -148,6 +148,11 @@ expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.thr
 (cd "$IN" && "$R" "$S" | sed 1d) >"$tmp/sb"
 if cmp -s "$tmp/tb" "$tmp/sb"; then ok tail-beyond-file; else fail tail-beyond-file; fi
 
+# Without a boot id a reader cannot tell a running process from a dead one.
+gen unsure.pmc --state running --no-boot-id
+expect state-unsure "$(cd "$IN" && "$R" unsure.pmc | head -1)" \
+	"# unsure.pmc: app (pid 4242, host testhost, 4 threads, wall n/a), running, or ended without exit (the file has no boot id to tell)"
+
 # Every unsigned 64-bit value is accepted; sums saturate, never wrap.
 gen huge.pmc --huge
 for args in "" "--threads --stacks" "--format csv --threads" "--format json" \
