@@ -1,5 +1,6 @@
 /*
- * pmcshim-report: the reader of pmcshim JSON reports (docs/report-format.md).
+ * pmcshim-report: the reader of pmcshim report files (docs/report-format.md,
+ * version 2: preload/reportfile.h), finished or still being written.
  *
  *   pmcshim-report [OPTIONS] FILE...          regions, merged over threads/files
  *   pmcshim-report diff [OPTIONS] BEFORE AFTER
@@ -23,6 +24,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: " PROG " [OPTIONS] FILE...\n"
 	      "       " PROG " diff [OPTIONS] BEFORE AFTER\n"
+	      "       " PROG " --watch[=SECONDS] FILE\n"
 	      "Summarize pmcshim reports: per region, calls, wall time and each event's\n"
 	      "inclusive and exclusive totals, per-call mean/min/max, IPC and share, with\n"
 	      "the threads (and files: the processes of one run) merged.\n"
@@ -36,8 +38,12 @@ static void usage(FILE *out)
 	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
-	      "  --format FORMAT    table (default), csv, json, folded (flame graphs)\n"
+	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
+	      "                     file in full), json-table (the table as JSON)\n"
 	      "  -h, --help         this help\n"
+	      "--watch: a running process's file every SECONDS (default 1, decimals\n"
+	      "allowed): per interval, each region that changed with its new calls and\n"
+	      "what each inclusive total grew by, until the process ends.\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
 	      "Exit status: 0 ok, 1 write error, 2 bad usage or an unreadable or invalid\n"
@@ -56,6 +62,25 @@ static int lookup(const char *what, const char *arg, const char *const *names, i
 	return -1;
 }
 
+/* --watch's SECONDS: positive, at most a day. */
+static int parse_interval(const char *arg, double *v)
+{
+	char *end;
+
+	if (!arg) {
+		*v = 1;
+		return 0;
+	}
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*v >= 0.001 && *v <= 86400)) {
+		fprintf(stderr, PROG ": --watch: '%s' is not a number of seconds (0.001 to 86400)\n",
+			arg);
+		return 2;
+	}
+	return 0;
+}
+
 /* Fills o from argv; 0 ok, -1 --help shown, 2 bad usage (said why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -65,10 +90,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
+		{ "watch", optional_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
-	static const char *const formats[] = { "table", "csv", "json", "folded" };
+	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
 	char *end, msg[256];
 	int c, v, err;
 
@@ -80,13 +106,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'S': o->symbolize = false; break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
+		case 'w':
+			if (parse_interval(optarg, &o->watch))
+				return 2;
+			break;
 		case 'o':
 			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
 				return 2;
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
 		case 'f':
-			if ((v = lookup("--format", optarg, formats, 4)) < 0)
+			if ((v = lookup("--format", optarg, formats, 5)) < 0)
 				return 2;
 			o->format = (enum out_format)v;
 			break;
@@ -117,7 +147,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* The reason may quote the input (jansson's "near '...'"): no control
+/* The reason may quote the input (a name from the file): no control
  * characters reach the terminal. */
 static void say_bad(const char *path, char *why)
 {
@@ -154,12 +184,14 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
 	}
-	model_tables(m);
+	if (o->format != F_JSON) /* the export is per file, not aggregated */
+		model_tables(m);
 	switch (o->format) {
 	case F_TABLE: render_table(stdout, m); break;
 	case F_CSV: render_csv(stdout, m); break;
-	case F_JSON: render_json(stdout, m); break;
+	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_folded(stdout, m); break;
+	case F_JSON_TABLE: render_json_table(stdout, m); break;
 	}
 	model_free(m);
 	return 0;
@@ -197,6 +229,13 @@ int main(int argc, char **argv)
 	}
 	if (!n) {
 		usage(stderr);
+		goto out;
+	}
+	if (o.watch > 0) {
+		if (is_diff || n != 1)
+			fputs(PROG " --watch: give one file\n", stderr);
+		else
+			rc = run_watch(stdout, argv[optind], o.watch);
 		goto out;
 	}
 	if (!(files = load_all(argv + is_diff + optind, n)))

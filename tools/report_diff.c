@@ -363,7 +363,7 @@ int run_diff(FILE *out, struct report *before, struct report *after, const struc
 	collect(&d);
 	if (o->format == F_CSV)
 		diff_csv(out, &d);
-	else if (o->format == F_JSON)
+	else if (o->format == F_JSON || o->format == F_JSON_TABLE)
 		diff_json(out, &d);
 	else
 		diff_table(out, &d);

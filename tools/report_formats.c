@@ -1,5 +1,6 @@
 /* Output for programs: CSV (a header row, plain numbers, an empty field for
- * an unavailable value), JSON (numbers as numbers, null for unavailable)
+ * an unavailable value), the aggregated JSON table (--format json-table:
+ * numbers as numbers, null for unavailable)
  * and folded stacks ("frame;frame;region weight", outermost frame first)
  * as flamegraph.pl and speedscope read them. */
 #include <inttypes.h>
@@ -153,7 +154,10 @@ static void csv_values(FILE *out, const struct model *m, const struct gtable *t,
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",", s->incl, s->excl);
 		if (sum_mean(s, &v))
 			fprintf(out, "%.10g", v);
-		fprintf(out, ",%" PRIu64 ",%" PRIu64, s->min, s->max);
+		if (s->have_mm) /* else no call has ended yet (a live row) */
+			fprintf(out, ",%" PRIu64 ",%" PRIu64, s->min, s->max);
+		else
+			fputs(",,", out);
 	}
 	if (m->ipc_ins >= 0) {
 		putc(',', out);
@@ -231,8 +235,11 @@ static void json_stat(FILE *out, const struct sum *s)
 		s->excl);
 	ok = sum_mean(s, &mean); /* before mean is read: arguments are unordered */
 	json_double_or_null(out, ok, "%.10g", mean);
-	fprintf(out, ", \"min\": %" PRIu64 ", \"max\": %" PRIu64 "%s}", s->min, s->max,
-		s->miss ? ", \"partial\": true" : "");
+	fputs(", \"min\": ", out);
+	json_u64_or_null(out, s->have_mm, s->min);
+	fputs(", \"max\": ", out);
+	json_u64_or_null(out, s->have_mm, s->max);
+	fprintf(out, "%s}", s->miss ? ", \"partial\": true" : "");
 }
 
 /* The numbers of a region or a stack: the same keys in both. */
@@ -303,14 +310,15 @@ static void json_file(FILE *out, const struct report *r)
 	fputs("    {\"path\": ", out);
 	json_string(out, r->path);
 	fprintf(out, ", \"pid\": %" PRIu64 ", \"host\": ", r->pid);
-	if (r->host)
-		json_string(out, r->host);
-	else
-		fputs("null", out);
+	json_string(out, r->host);
 	fputs(", \"executable\": ", out);
 	json_string(out, r->executable);
-	fprintf(out, ", \"forked\": %s, \"wall_ns\": %" PRIu64 ", \"threads\": %zu,\n"
-		"     \"events\": [", r->forked ? "true" : "false", r->wall_ns, r->nthreads);
+	fputs(", \"state\": ", out);
+	json_string(out, r->state_text);
+	fprintf(out, ", \"live\": %s, \"forked\": %s, \"wall_ns\": ", r->live ? "true" : "false",
+		r->forked ? "true" : "false");
+	json_u64_or_null(out, r->has_wall, r->wall_ns);
+	fprintf(out, ", \"threads\": %zu,\n     \"events\": [", r->nthreads);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);
 		fputs("{\"name\": ", out);
@@ -354,7 +362,9 @@ static void json_thread(FILE *out, struct model *m, const struct gtable *t)
 	json_string(out, th->t->state);
 	fputs(", \"setup\": ", out);
 	json_string(out, th->t->setup);
-	fprintf(out, ", \"wall_ns\": %" PRIu64 ", \"cpu_ns\": ", th->t->wall_ns);
+	fputs(", \"wall_ns\": ", out);
+	json_u64_or_null(out, th->t->has_wall, th->t->wall_ns);
+	fputs(", \"cpu_ns\": ", out);
 	json_u64_or_null(out, th->t->has_cpu, th->t->cpu_ns);
 	fputs(",\n     \"totals\": {", out);
 	for (size_t e = 0; e < r->nev; e++) {
@@ -389,7 +399,7 @@ static void json_process(FILE *out, struct model *m, const struct gtable *t)
 static const char *const sort_names[] = { "incl", "excl", "mean", "min", "max", "calls",
 					  "share", "ipc", "wall", "name" };
 
-void render_json(FILE *out, struct model *m)
+void render_json_table(FILE *out, struct model *m)
 {
 	fputs("{\n  \"files\": [\n", out);
 	for (size_t f = 0; f < m->nfiles; f++) {

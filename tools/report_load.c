@@ -1,835 +1,620 @@
-/* Parsing (jansson) and validation of one report into struct report.
- *
- * Every field the reader uses is checked for presence and type as it is
- * converted; the first problem becomes the one-line reason, with the path
- * of the offending value ("threads[2].regions[7].calls: missing"). Fields
- * the reader does not use are not checked, so a writer may add some. */
+/* Loading a version-2 report file (preload/reportfile.h) into struct
+ * report: one walk over the records collects the small ones (events,
+ * threads, names, stacks, modules, errors) and files each site's offset
+ * under the thread index it names; then every site is checked against
+ * what the walk found (records may come in any order). Every problem
+ * becomes a one-line reason that says which record (by its offset) and
+ * what is wrong with it. */
 #include "report_load.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <time.h>
 
-#include <jansson.h>
-#include <uthash.h>
-
-#include "report_json.h"
-
-/* ---- where we are, for messages ----------------------------------------- */
-
-enum { NOIDX = (size_t)-1, MAXSEG = 6 };
+#include "report_snapshot.h"
 
 struct ld {
 	struct report *r;
-	int nseg;
-	struct {
-		const char *key;
-		size_t idx; /* NOIDX: a member, not an array element */
-	} seg[MAXSEG];
+	const struct rf_file *f;
 	bool failed;
 	char why[512];
+	/* the small records of the first walk */
+	const struct rf_thread **thr;
+	const struct rf_name **nam;
+	const struct rf_stack **stk;
+	const struct rf_module **mod;
+	const struct rf_error **err;
+	const struct rf_event *evrec[RF_EVENTS_MAX];
+	size_t nthr, nnam, nstk, nmod, nerr;
+	size_t cthr, cnam, cstk, cmod, cerr;
+	/* sites by the thread index they name, before threads are known */
+	struct bucket {
+		uint32_t *off;
+		size_t n, cap;
+	} *bucket;
+	size_t nbucket, cbucket;
+	uint32_t *thread_at;		/* [rf_thread.index] -> threads[], or UINT32_MAX */
+	size_t nthread_at;
 };
 
-static void enter(struct ld *L, const char *key, size_t idx)
+static bool PRINTF(2, 3) bad(struct ld *L, const char *fmt, ...)
 {
-	L->seg[L->nseg].key = key;
-	L->seg[L->nseg++].idx = idx;
-}
-
-static void leave(struct ld *L)
-{
-	L->nseg--;
-}
-
-/* Records "path.key: message" (only the first problem counts); false. */
-static bool PRINTF(3, 4) bad(struct ld *L, const char *key, const char *fmt, ...)
-{
-	size_t n = 0;
 	va_list ap;
 
 	if (L->failed)
 		return false;
 	L->failed = true;
-	for (int i = 0; i < L->nseg && n < sizeof(L->why); i++) {
-		n += (size_t)snprintf(L->why + n, sizeof(L->why) - n, "%s%s", i ? "." : "",
-				      L->seg[i].key);
-		if (L->seg[i].idx != NOIDX && n < sizeof(L->why))
-			n += (size_t)snprintf(L->why + n, sizeof(L->why) - n, "[%zu]",
-					      L->seg[i].idx);
-	}
-	if (key && n < sizeof(L->why))
-		n += (size_t)snprintf(L->why + n, sizeof(L->why) - n, "%s%s", n ? "." : "", key);
-	if (n < sizeof(L->why))
-		n += (size_t)snprintf(L->why + n, sizeof(L->why) - n, "%s", n ? ": " : "");
 	va_start(ap, fmt);
-	if (n < sizeof(L->why))
-		vsnprintf(L->why + n, sizeof(L->why) - n, fmt, ap);
+	vsnprintf(L->why, sizeof(L->why), fmt, ap);
 	va_end(ap);
 	return false;
 }
 
-/* ---- typed field access ------------------------------------------------- */
-
-enum { OPT = 1, NUL = 2 };	/* may be absent; may be null */
-enum kind { K_OBJ, K_ARR, K_STR, K_U64, K_INT, K_BOOL };
-
-static bool kind_ok(const json_t *v, enum kind k)
+static uint64_t offset_of(const struct ld *L, const void *rec)
 {
-	switch (k) {
-	case K_OBJ: return json_is_object(v);
-	case K_ARR: return json_is_array(v);
-	case K_STR: return json_is_string(v);
-	/* jansson integers are signed; the format's counts never are. */
-	case K_U64: return json_is_integer(v) && json_integer_value(v) >= 0;
-	case K_INT: return json_is_integer(v);
-	case K_BOOL: return json_is_boolean(v);
+	return (uint64_t)((const unsigned char *)rec - L->f->base);
+}
+
+/* A fixed-size text field: NUL-terminated in a sound file, but never read
+ * past its end whatever the file holds. */
+static const char *field(struct report *r, const char *s, size_t size)
+{
+	return pool_strndup(&r->pool, s, strnlen(s, size));
+}
+
+#define FIELD(r, arr) field(r, arr, sizeof(arr))
+
+/* ---- the header ---------------------------------------------------------- */
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *state_text(struct report *r, const struct rf_header *h)
+{
+	char b[300];
+
+	switch (r->state) {
+	case RF_RUNNING:
+		if (r->live)
+			return "running";
+		return r->unsure ? "running, or ended without exit (the file has no boot id to "
+				   "tell)" : "ended without exit (killed or crashed)";
+	case RF_EXITED:
+		return "exited";
+	case RF_EXECED:
+		snprintf(b, sizeof(b), "exec'd %.*s", (int)strnlen(h->exec_target,
+			 sizeof(h->exec_target)), h->exec_target);
+		return pool_strdup(&r->pool, b);
+	default:
+		return "_exit";
 	}
-	return false;
 }
 
-/* *out: the value, or NULL when it is absent (OPT) or null (NUL). */
-static bool get(struct ld *L, const json_t *o, const char *key, unsigned flags, enum kind k,
-		const json_t **out)
+static void load_argv(struct report *r, const struct rf_header *h)
 {
-	static const char *const want[] = { "an object", "an array", "a string",
-					    "a non-negative integer", "an integer",
-					    "true or false" };
-	const json_t *v = json_object_get(o, key);
+	size_t at = 0, cap = 0;
 
-	*out = NULL;
-	if (!v)
-		return (flags & OPT) || bad(L, key, "missing");
-	if (json_is_null(v) && (flags & NUL))
-		return true;
-	if (!kind_ok(v, k))
-		return bad(L, key, "expected %s%s", want[k], flags & NUL ? " or null" : "");
-	*out = v;
-	return true;
+	for (uint32_t i = 0; i < h->argc && at < sizeof(h->argv); i++) {
+		size_t n = strnlen(h->argv + at, sizeof(h->argv) - at);
+
+		r->argv = grow(r->argv, &cap, r->argc + 1, sizeof(*r->argv));
+		r->argv[r->argc++] = pool_strndup(&r->pool, h->argv + at, n);
+		at += n + 1;
+	}
+	r->argv_truncated = h->argv_truncated || r->argc < h->argc;
 }
 
-static bool get_u64(struct ld *L, const json_t *o, const char *key, unsigned flags,
-		    uint64_t *v, bool *has)
-{
-	const json_t *x;
-
-	if (!get(L, o, key, flags, K_U64, &x))
-		return false;
-	*v = x ? (uint64_t)json_integer_value(x) : 0;
-	if (has)
-		*has = x != NULL;
-	return true;
-}
-
-/* The string, copied into pool (the tree it came from is short-lived). */
-static bool get_str(struct ld *L, const json_t *o, const char *key, unsigned flags,
-		    struct pool *pool, const char **s)
-{
-	const json_t *x;
-
-	if (!get(L, o, key, flags, K_STR, &x))
-		return false;
-	*s = x ? pool_strndup(pool, json_string_value(x), json_string_length(x)) : NULL;
-	return true;
-}
-
-/* Addresses are strings "0x..." in the format (JSON numbers are doubles to
- * many readers). */
-static bool get_hex(struct ld *L, const json_t *o, const char *key, unsigned flags,
-		    uint64_t *v)
-{
-	const json_t *x;
-	const char *s;
-	size_t n;
-
-	*v = 0;
-	if (!get(L, o, key, flags, K_STR, &x) || !x)
-		return !L->failed;
-	s = json_string_value(x), n = json_string_length(x);
-	if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
-	    strspn(s + 2, "0123456789abcdefABCDEF") != n - 2)
-		return bad(L, key, "expected a hex string like \"0x1f\" (at most 64 bits)");
-	*v = strtoull(s + 2, NULL, 16);
-	return true;
-}
-
-static bool get_bool(struct ld *L, const json_t *o, const char *key, bool *v)
-{
-	const json_t *x;
-
-	if (!get(L, o, key, OPT, K_BOOL, &x))
-		return false;
-	*v = json_is_true(x);
-	return true;
-}
-
-/* An array that holds one entry per event. */
-static bool get_per_event(struct ld *L, const json_t *o, const char *key, const json_t **a)
-{
-	if (!get(L, o, key, 0, K_ARR, a))
-		return false;
-	if (json_array_size(*a) != L->r->nev)
-		return bad(L, key, "%zu entr%s instead of %zu (one per event)",
-			   json_array_size(*a), json_array_size(*a) == 1 ? "y" : "ies", L->r->nev);
-	return true;
-}
-
-/* ---- ids ---------------------------------------------------------------- */
-
-/* Stacks and modules are referred to by "id": looked up by binary search
- * (ids are 0..n-1 in the shim's output, but nothing depends on it). */
-struct idmap {
-	size_t n;
-	struct ident {
-		uint64_t id;
-		uint32_t idx;
-	} *e;
-};
-
-static int by_id(const void *a, const void *b)
-{
-	const struct ident *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Sorts and checks for duplicates; what names the array in messages. */
-static bool idmap_sort(struct ld *L, struct idmap *m, const char *what)
-{
-	qsort(m->e, m->n, sizeof(*m->e), by_id);
-	for (size_t i = 1; i < m->n; i++)
-		if (m->e[i].id == m->e[i - 1].id)
-			return bad(L, what, "id %" PRIu64 " is used twice", m->e[i].id);
-	return true;
-}
-
-static bool idmap_find(const struct idmap *m, uint64_t id, uint32_t *idx)
-{
-	struct ident key = { id, 0 }, *f = bsearch(&key, m->e, m->n, sizeof(*m->e), by_id);
-
-	if (f)
-		*idx = f->idx;
-	return f != NULL;
-}
-
-/* ---- the parts of a report ---------------------------------------------- */
-
-static bool load_header(struct ld *L, const json_t *root)
-{
-	const json_t *fmt = json_object_get(root, "format"), *ver = json_object_get(root, "version");
-
-	if (!json_is_object(root))
-		return bad(L, NULL, "not a pmcshim report (the top level is not an object)");
-	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "pmcshim-report"))
-		return bad(L, NULL, "not a pmcshim report (\"format\" is not \"pmcshim-report\")");
-	if (!json_is_integer(ver))
-		return bad(L, NULL, "version: missing or not an integer");
-	if (json_integer_value(ver) > REPORT_VERSION)
-		return bad(L, NULL, "report version %" JSON_INTEGER_FORMAT " is newer than this "
-			   "reader (it understands version %d): use a newer pmcshim-report",
-			   json_integer_value(ver), REPORT_VERSION);
-	if (json_integer_value(ver) != REPORT_VERSION)
-		return bad(L, NULL, "report version %" JSON_INTEGER_FORMAT " is not supported "
-			   "(this reader understands version %d)", json_integer_value(ver),
-			   REPORT_VERSION);
-	return true;
-}
-
-static bool load_process(struct ld *L, const json_t *root)
+static bool load_header(struct ld *L)
 {
 	struct report *r = L->r;
-	const json_t *p;
-	bool ok;
+	const struct rf_header *h = L->f->h;
 
-	if (!get(L, root, "process", 0, K_OBJ, &p))
-		return false;
-	enter(L, "process", NOIDX);
-	ok = get_u64(L, p, "pid", 0, &r->pid, NULL) &&
-	     get_u64(L, p, "ppid", OPT, &r->ppid, &r->has_ppid) &&
-	     get_str(L, p, "host", OPT, &r->pool, &r->host) &&
-	     get_str(L, p, "executable", 0, &r->pool, &r->executable) &&
-	     get_bool(L, p, "forked", &r->forked) &&
-	     get_u64(L, p, "wall_ns", 0, &r->wall_ns, NULL);
-	leave(L);
-	return ok;
+	r->state = rf_state(h);
+	if (r->state < RF_RUNNING || r->state > RF_QUICK_EXIT)
+		return bad(L, "corrupt header: unknown process state %" PRIu32, r->state);
+	if (h->nevents > RF_EVENTS_MAX)
+		return bad(L, "corrupt header: %" PRIu32 " events (at most %d)", h->nevents,
+			   RF_EVENTS_MAX);
+	r->state_text = state_text(r, h);
+	r->pid = h->pid, r->ppid = h->ppid, r->has_ppid = true;
+	r->forked = h->flags & RF_FORKED, r->full = h->flags & RF_FULL;
+	r->start_ns = h->start_real_ns;
+	r->has_end = r->state != RF_RUNNING;
+	r->end_ns = r->has_end ? h->end_real_ns : 0;
+	if (r->has_end && h->end_mono_ns >= h->start_mono_ns)
+		r->wall_ns = h->end_mono_ns - h->start_mono_ns, r->has_wall = true;
+	else if (r->live && mono_now() >= h->start_mono_ns)
+		r->wall_ns = mono_now() - h->start_mono_ns, r->has_wall = true;
+	r->ticks_per_ns = rf_ticks_per_ns(h);
+	r->ns_per_tick = r->ticks_per_ns > 0 ? 1 / r->ticks_per_ns : 0;
+	r->host = FIELD(r, h->host), r->executable = FIELD(r, h->executable);
+	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);
+	r->clock_source = FIELD(r, h->clock_source), r->user_read = FIELD(r, h->user_read);
+	r->stack_depth = h->stack_depth;
+	for (int k = 0; k < 3; k++)
+		r->dropped[k] = __atomic_load_n(&h->dropped[k], __ATOMIC_RELAXED);
+	r->nev = h->nevents;
+	load_argv(r, h);
+	return true;
 }
 
-static bool load_events(struct ld *L, const json_t *root)
+/* ---- the first walk: small records -------------------------------------- */
+
+static bool check_name(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_name *n = (const void *)rec;
+
+	if (n->id == 0 || (uint64_t)n->len + 1 > rec->size - offsetof(struct rf_name, text) ||
+	    n->text[n->len])
+		return bad(L, "corrupt name record at offset %" PRIu64, offset_of(L, rec));
+	return true;
+}
+
+static bool check_stack(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_stack *s = (const void *)rec;
+
+	if (sizeof(*s) + (uint64_t)s->nframes * 8 > rec->size)
+		return bad(L, "corrupt stack record at offset %" PRIu64 ": %u frames do not fit",
+			   offset_of(L, rec), s->nframes);
+	if (s->id >= NO_STACK)
+		return bad(L, "corrupt stack record at offset %" PRIu64, offset_of(L, rec));
+	return true;
+}
+
+static bool check_module(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_module *m = (const void *)rec;
+	size_t room = rec->size - offsetof(struct rf_module, path);
+
+	if (strnlen(m->path, room) == room)
+		return bad(L, "corrupt module record at offset %" PRIu64 ": path not terminated",
+			   offset_of(L, rec));
+	return true;
+}
+
+static bool check_event(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_event *e = (const void *)rec;
+
+	if (e->index >= L->r->nev)
+		return bad(L, "event record at offset %" PRIu64 ": index %" PRIu32
+			   " but the header lists %zu events", offset_of(L, rec), e->index, L->r->nev);
+	if (L->evrec[e->index])
+		return bad(L, "event %" PRIu32 " recorded twice", e->index);
+	L->evrec[e->index] = e;
+	return true;
+}
+
+static bool id_ok(const struct ld *L, uint64_t id, size_t minsize);
+
+static bool check_site(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_site *s = (const void *)rec;
+
+	struct bucket *b;
+
+	if (s->nvalues < 1 || s->nvalues > 1 + RF_EVENTS_MAX ||
+	    rf_site_size(s->nvalues) > rec->size)
+		return bad(L, "corrupt site record at offset %" PRIu64 ": %" PRIu32
+			   " values do not fit", offset_of(L, rec), s->nvalues);
+	if (!id_ok(L, s->thread, sizeof(struct rf_thread)))
+		return bad(L, "site at offset %" PRIu64 ": unknown thread %" PRIu32,
+			   offset_of(L, rec), s->thread);
+	if (s->thread >= L->nbucket) {
+		L->bucket = grow(L->bucket, &L->cbucket, (size_t)s->thread + 1, sizeof(*L->bucket));
+		memset(L->bucket + L->nbucket, 0, (s->thread + 1 - L->nbucket) * sizeof(*L->bucket));
+		L->nbucket = (size_t)s->thread + 1;
+	}
+	b = &L->bucket[s->thread];
+	b->off = grow(b->off, &b->cap, b->n + 1, sizeof(*b->off));
+	b->off[b->n++] = (uint32_t)offset_of(L, rec);
+	return true;
+}
+
+#define KEEP(L, arr, n, cap, rec) \
+	((L)->arr = grow((L)->arr, &(L)->cap, (L)->n + 1, sizeof(*(L)->arr)), \
+	 (L)->arr[(L)->n++] = (const void *)(rec), true)
+
+static bool first_record(struct ld *L, const struct rf_record *rec)
+{
+	switch (rec->type) {
+	case RF_EVENT: return check_event(L, rec);
+	case RF_THREAD: return KEEP(L, thr, nthr, cthr, rec);
+	case RF_NAME: return check_name(L, rec) && KEEP(L, nam, nnam, cnam, rec);
+	case RF_STACK: return check_stack(L, rec) && KEEP(L, stk, nstk, cstk, rec);
+	case RF_MODULE: return check_module(L, rec) && KEEP(L, mod, nmod, cmod, rec);
+	case RF_SITE: return check_site(L, rec);
+	case RF_ERROR: return KEEP(L, err, nerr, cerr, rec);
+	default: return true;
+	}
+}
+
+static bool walk_error(struct ld *L, uint64_t off)
+{
+	const struct rf_record *rec = (const void *)(L->f->base + off);
+
+	return bad(L, "corrupt record at offset %" PRIu64 " (size %" PRIu32 ", type %u)%s", off,
+		   rec->size, rec->type, off + rec->size > L->f->tail ?
+		   ": it runs past the end of the file" : "");
+}
+
+static bool first_walk(struct ld *L)
+{
+	uint64_t off = 0;
+	const struct rf_record *rec;
+	int badrec;
+
+	while ((rec = rf_next(L->f, &off, &badrec)))
+		if (!first_record(L, rec))
+			return false;
+	return !badrec || walk_error(L, off ? off : RF_HEADER_SIZE);
+}
+
+/* ---- events, names, modules, stacks -------------------------------------- */
+
+static void load_events(struct ld *L)
 {
 	struct report *r = L->r;
-	const json_t *a;
-	bool ok = true;
 
-	if (!get(L, root, "events", 0, K_ARR, &a))
-		return false;
-	r->nev = json_array_size(a);
 	r->ev = xcalloc(r->nev, sizeof(*r->ev));
-	for (size_t i = 0; ok && i < r->nev; i++) {
-		const json_t *e = json_array_get(a, i);
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct rf_event *e = L->evrec[i];
+		char b[32];
 
-		enter(L, "events", i);
-		ok = json_is_object(e) ? get_str(L, e, "name", 0, &r->pool, &r->ev[i].name) &&
-			get_str(L, e, "source", 0, &r->pool, &r->ev[i].source) &&
-			get_str(L, e, "reason", OPT, &r->pool, &r->ev[i].reason) :
-			bad(L, NULL, "expected an object");
-		leave(L);
-	}
-	return ok;
-}
-
-static bool load_modules(struct ld *L, const json_t *root, struct idmap *ids)
-{
-	struct report *r = L->r;
-	const json_t *a;
-	bool ok = true;
-
-	if (!get(L, root, "modules", 0, K_ARR, &a))
-		return false;
-	r->nmodules = json_array_size(a);
-	r->modules = xcalloc(r->nmodules, sizeof(*r->modules));
-	ids->e = xcalloc(r->nmodules, sizeof(*ids->e));
-	for (size_t i = 0; ok && i < r->nmodules; i++) {
-		const json_t *m = json_array_get(a, i);
-		struct rep_module *o = &r->modules[i];
-
-		enter(L, "modules", i);
-		ok = json_is_object(m) ? get_u64(L, m, "id", 0, &ids->e[i].id, NULL) &&
-			get_str(L, m, "path", 0, &r->pool, &o->path) &&
-			get_str(L, m, "build_id", 0, &r->pool, &o->build_id) &&
-			get_hex(L, m, "base", 0, &o->base) :
-			bad(L, NULL, "expected an object");
-		ids->e[i].idx = (uint32_t)i;
-		ids->n++;
-		leave(L);
-	}
-	return ok && idmap_sort(L, ids, "modules");
-}
-
-static bool load_frame(struct ld *L, const json_t *f, const struct idmap *mods,
-		       struct pool *pool, struct rep_frame *o)
-{
-	const json_t *mod;
-	uint32_t idx;
-
-	if (!json_is_object(f))
-		return bad(L, NULL, "expected an object");
-	if (!get_hex(L, f, "addr", 0, &o->addr) || !get(L, f, "module", 0, K_INT, &mod) ||
-	    !get_str(L, f, "symbol", OPT, pool, &o->symbol))
-		return false;
-	o->module = -1;
-	if (json_integer_value(mod) == -1) /* no module holds the address */
-		return get_hex(L, f, "offset", OPT, &o->offset);
-	if (json_integer_value(mod) < 0 ||
-	    !idmap_find(mods, (uint64_t)json_integer_value(mod), &idx))
-		return bad(L, "module", "no module with id %" JSON_INTEGER_FORMAT,
-			   json_integer_value(mod));
-	o->module = (int32_t)idx;
-	return get_hex(L, f, "offset", 0, &o->offset);
-}
-
-/* One stack, converted on its own (in parallel with the others): its
- * frames are joined into the report's array afterwards. */
-struct sload {
-	uint64_t id;
-	size_t n;
-	struct rep_frame *frames;
-};
-
-static bool load_stack(struct ld *L, const json_t *s, const struct idmap *mods,
-		       struct pool *pool, struct sload *o)
-{
-	const json_t *frames;
-	bool ok = true;
-
-	if (!json_is_object(s))
-		return bad(L, NULL, "expected an object");
-	if (!get_u64(L, s, "id", 0, &o->id, NULL) || !get(L, s, "frames", 0, K_ARR, &frames))
-		return false;
-	o->frames = xcalloc(json_array_size(frames), sizeof(*o->frames));
-	for (size_t k = 0; ok && k < json_array_size(frames); k++) {
-		enter(L, "frames", k);
-		ok = load_frame(L, json_array_get(frames, k), mods, pool, &o->frames[o->n++]);
-		leave(L);
-	}
-	return ok;
-}
-
-static bool load_errors(struct ld *L, const json_t *root)
-{
-	struct report *r = L->r;
-	const json_t *a;
-	bool ok = true;
-
-	if (!get(L, root, "errors", 0, K_ARR, &a))
-		return false;
-	r->errors = xcalloc(json_array_size(a), sizeof(*r->errors));
-	for (size_t i = 0; ok && i < json_array_size(a); i++) {
-		const json_t *e = json_array_get(a, i);
-		struct rep_error *o = &r->errors[r->nerrors];
-
-		enter(L, "errors", i);
-		ok = json_is_object(e) ? get_str(L, e, "kind", 0, &r->pool, &o->kind) &&
-			get_u64(L, e, "tid", 0, &o->tid, NULL) &&
-			get_str(L, e, "region", 0, &r->pool, &o->region) &&
-			get_str(L, e, "open", OPT, &r->pool, &o->open) &&
-			get_u64(L, e, "count", 0, &o->count, NULL) :
-			bad(L, NULL, "expected an object");
-		r->nerrors += ok;
-		leave(L);
-	}
-	return ok;
-}
-
-/* Everything but the two big arrays, stacks and threads. */
-static bool load_head(struct ld *L, const json_t *root, struct idmap *mods)
-{
-	return load_header(L, root) && load_events(L, root) && load_process(L, root) &&
-	       load_modules(L, root, mods) && load_errors(L, root);
-}
-
-/* ---- threads ------------------------------------------------------------ */
-
-struct name_ent {
-	const char *s;
-	uint32_t idx;
-	UT_hash_handle hh;
-};
-
-struct tload {
-	struct ld *L;
-	struct rep_thread *t;
-	uint64_t *stack_ids;	/* per row, resolved once all stacks are in */
-	struct name_ent *names, *ents;
-	size_t nent;
-	size_t names_cap;
-};
-
-/* Rows name their region; a thread has few distinct names, stored once. */
-static uint32_t intern(struct tload *T, const char *s, size_t len)
-{
-	struct rep_thread *t = T->t;
-	struct name_ent *e;
-
-	HASH_FIND(hh, T->names, s, len, e);
-	if (e)
-		return e->idx;
-	e = &T->ents[T->nent++];
-	e->s = pool_strndup(&t->pool, s, len);
-	e->idx = (uint32_t)t->nnames;
-	HASH_ADD_KEYPTR(hh, T->names, e->s, len, e);
-	t->names = grow(t->names, &T->names_cap, t->nnames + 1, sizeof(*t->names));
-	t->names[t->nnames++] = e->s;
-	return e->idx;
-}
-
-static bool load_stat(struct ld *L, const json_t *o, struct rep_stat *s)
-{
-	return get_u64(L, o, "incl", 0, &s->incl, NULL) &&
-	       get_u64(L, o, "excl", 0, &s->excl, NULL) &&
-	       get_u64(L, o, "min", 0, &s->min, NULL) &&
-	       get_u64(L, o, "max", 0, &s->max, NULL);
-}
-
-static bool load_row(struct tload *T, const json_t *row, size_t j)
-{
-	struct ld *L = T->L;
-	size_t nev = L->r->nev;
-	struct rep_row *o = &T->t->rows[j];
-	struct rep_stat *st = &T->t->stats[j * (1 + nev)];
-	const json_t *name, *wall, *evs;
-	bool ok;
-
-	if (!json_is_object(row))
-		return bad(L, NULL, "expected an object");
-	if (!get(L, row, "region", 0, K_STR, &name) ||
-	    !get_u64(L, row, "stack", 0, &T->stack_ids[j], NULL) ||
-	    !get_u64(L, row, "calls", 0, &o->calls, NULL) ||
-	    !get(L, row, "wall_ns", 0, K_OBJ, &wall) || !get_per_event(L, row, "events", &evs))
-		return false;
-	o->region = intern(T, json_string_value(name), json_string_length(name));
-	enter(L, "wall_ns", NOIDX);
-	ok = load_stat(L, wall, &st[0]);
-	leave(L);
-	for (size_t e = 0; ok && e < nev; e++) {
-		const json_t *v = json_array_get(evs, e);
-
-		if (json_is_null(v)) /* unavailable: never read as 0 */
+		if (!e) { /* the header counts it, its record is not done (yet) */
+			snprintf(b, sizeof(b), "event%zu", i);
+			r->ev[i] = (struct rep_event){ pool_strdup(&r->pool, b), "unavailable",
+						       "no event record", 0, 0, 0 };
 			continue;
-		enter(L, "events", e);
-		ok = json_is_object(v) ? load_stat(L, v, &st[1 + e]) :
-					 bad(L, NULL, "expected an object or null");
-		leave(L);
-		T->t->present[j * nev + e] = 1;
+		}
+		r->ev[i].name = FIELD(r, e->name);
+		r->ev[i].source = rf_source_name(L->f->h, e->source);
+		r->ev[i].reason = e->reason[0] ? FIELD(r, e->reason) : NULL;
+		r->ev[i].type = e->type, r->ev[i].config = e->config;
+		r->ev[i].exclude_kernel = e->exclude_kernel;
 	}
-	return ok;
 }
 
-static bool load_totals(struct ld *L, const json_t *th, struct rep_thread *t)
+/* Ids are 1, 2, ... (stacks 0, 1, ...); no more of them than records fit. */
+static bool id_ok(const struct ld *L, uint64_t id, size_t minsize)
 {
-	const json_t *a;
-	bool ok = true;
+	return id <= L->f->tail / minsize + 1;
+}
 
-	if (!get_per_event(L, th, "totals", &a))
+static bool load_names(struct ld *L)
+{
+	struct report *r = L->r;
+
+	for (size_t i = 0; i < L->nnam; i++) {
+		if (!id_ok(L, L->nam[i]->id, sizeof(struct rf_name) + 1))
+			return bad(L, "name record: id %" PRIu32 " out of range", L->nam[i]->id);
+		if (L->nam[i]->id >= r->nname_ids)
+			r->nname_ids = (size_t)L->nam[i]->id + 1;
+	}
+	r->names = xcalloc(r->nname_ids, sizeof(*r->names));
+	for (size_t i = 0; i < L->nnam; i++) {
+		if (r->names[L->nam[i]->id])
+			return bad(L, "name id %" PRIu32 " recorded twice", L->nam[i]->id);
+		r->names[L->nam[i]->id] = L->nam[i]->text;
+	}
+	return true;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct rep_module *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void load_modules(struct ld *L)
+{
+	struct report *r = L->r;
+
+	r->nmodules = L->nmod;
+	r->modules = xcalloc(r->nmodules, sizeof(*r->modules));
+	for (size_t i = 0; i < L->nmod; i++) {
+		const struct rf_module *m = L->mod[i];
+
+		r->modules[i] = (struct rep_module){ m->id, m->path, FIELD(r, m->build_id),
+						     m->base, m->lo, m->hi };
+	}
+	qsort(r->modules, r->nmodules, sizeof(*r->modules), by_lo);
+}
+
+/* The module whose mapped range holds pc: the last one starting at or
+ * below it. */
+static int32_t module_of(const struct report *r, uint64_t pc)
+{
+	size_t lo = 0, hi = r->nmodules;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->modules[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < r->modules[lo - 1].hi ? (int32_t)(lo - 1) : -1;
+}
+
+static bool load_stacks(struct ld *L)
+{
+	struct report *r = L->r;
+
+	for (size_t i = 0; i < L->nstk; i++) {
+		if (!id_ok(L, L->stk[i]->id, sizeof(struct rf_stack)))
+			return bad(L, "stack record: id %" PRIu32 " out of range", L->stk[i]->id);
+		if (L->stk[i]->id >= r->nstacks)
+			r->nstacks = (size_t)L->stk[i]->id + 1;
+	}
+	r->stacks = xcalloc(r->nstacks, sizeof(*r->stacks));
+	r->stackrec = xcalloc(r->nstacks, sizeof(*r->stackrec));
+	for (size_t i = 0; i < L->nstk; i++) {
+		const struct rf_stack *s = L->stk[i];
+
+		if (r->stacks[s->id].present)
+			return bad(L, "stack id %" PRIu32 " recorded twice", s->id);
+		r->stacks[s->id] = (struct rep_stack){ r->nframes, s->nframes, s->method, true };
+		r->stackrec[s->id] = s;
+		r->nframes += s->nframes;
+	}
+	return true;
+}
+
+/* Built on first use, not at load: the default table never needs them,
+ * and a big file has megabytes of them. A cache, so the report stays
+ * logically const. */
+const struct rep_frame *rep_frames(const struct report *cr)
+{
+	struct report *r = (struct report *)(uintptr_t)cr;
+
+	if (r->frames || !r->nframes)
+		return r->frames;
+	r->frames = xcalloc(r->nframes, sizeof(*r->frames));
+	for (size_t id = 0; id < r->nstacks; id++) {
+		const struct rf_stack *s = r->stackrec[id];
+
+		for (size_t k = 0; s && k < s->nframes; k++) {
+			int32_t m = module_of(r, s->pc[k]);
+
+			r->frames[r->stacks[id].first + k] = (struct rep_frame){
+				s->pc[k], m < 0 ? 0 : s->pc[k] - r->modules[m].base, m, NULL };
+		}
+	}
+	return r->frames;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static uint64_t scale(uint64_t v, uint64_t enabled, uint64_t running)
+{
+	unsigned __int128 x = (unsigned __int128)v * enabled / running;
+
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static struct rep_total total_of(const struct rf_thread *t, const struct rep_thread *o,
+				 size_t e)
+{
+	struct rep_total x = { .status = "unavailable" };
+
+	if (!o->slot[e])
+		return x;
+	if (!o->has_totals)
+		return (struct rep_total){ .status = "none" };
+	if (t->total_status == RF_TOTAL_LOST)
+		return (struct rep_total){ .status = "lost" };
+	x.enabled = t->enabled[e], x.running = t->running[e], x.has_times = true;
+	if (!x.running) {
+		x.status = "not counted";
+		return x;
+	}
+	x.value = t->totals[e], x.has_value = true;
+	x.status = x.running < x.enabled ? "multiplexed" : "counted";
+	if (x.running < x.enabled)
+		x.scaled = scale(x.value, x.enabled, x.running), x.has_scaled = true;
+	return x;
+}
+
+static bool thread_slots(struct ld *L, const struct rf_thread *t, struct rep_thread *o)
+{
+	uint32_t mask = t->open_mask, n = 1;
+
+	if (L->r->nev < 32 && (mask >> L->r->nev))
+		return bad(L, "thread %" PRIu32 ": events open that the header does not list",
+			   t->index);
+	for (size_t e = 0; e < L->r->nev; e++)
+		o->slot[e] = (mask >> e & 1) ? (uint8_t)n++ : 0;
+	if (t->nvalues != n)
+		return bad(L, "thread %" PRIu32 ": %" PRIu32 " values per site, but %" PRIu32
+			   " (wall time and its open events) expected", t->index, t->nvalues, n);
+	o->nvalues = n;
+	return true;
+}
+
+static const char *thread_state_name(uint32_t s)
+{
+	return s == RF_T_RUNNING ? "running" : s == RF_T_EXITED ? "exited" :
+	       s == RF_T_SNAPSHOT ? "snapshot" : NULL;
+}
+
+static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thread *o)
+{
+	struct report *r = L->r;
+	uint32_t state = rf_thread_state(t);
+
+	o->state = thread_state_name(state);
+	if (!o->state)
+		return bad(L, "thread %" PRIu32 ": unknown state %" PRIu32, t->index, state);
+	if (!thread_slots(L, t, o))
 		return false;
-	t->totals = xcalloc(L->r->nev, sizeof(*t->totals));
-	for (size_t e = 0; ok && e < L->r->nev; e++) {
-		const json_t *v = json_array_get(a, e);
-		struct rep_total *o = &t->totals[e];
+	o->index = t->index, o->tid = t->tid, o->main = t->is_main;
+	o->setup = t->lazy ? "lazy" : "start";
+	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
+	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
+	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
+	o->cpu_ns = o->has_cpu ? t->cpu_ns : 0;
+	if (state != RF_T_RUNNING && t->end_mono_ns >= t->start_mono_ns)
+		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;
+	else if (state == RF_T_RUNNING && r->live && mono_now() >= t->start_mono_ns)
+		o->wall_ns = mono_now() - t->start_mono_ns, o->has_wall = true;
+	o->totals = xcalloc(r->nev, sizeof(*o->totals));
+	for (size_t e = 0; e < r->nev; e++)
+		o->totals[e] = total_of(t, o, e);
+	return true;
+}
 
-		enter(L, "totals", e);
-		ok = json_is_object(v) ?
-			get_u64(L, v, "value", NUL, &o->value, &o->has_value) &&
-			get_str(L, v, "status", 0, &t->pool, &o->status) &&
-			get_u64(L, v, "scaled", OPT, &o->scaled, &o->has_scaled) :
-			bad(L, NULL, "expected an object");
-		leave(L);
+static int by_index(const void *a, const void *b)
+{
+	const struct rf_thread *x = *(const struct rf_thread *const *)a;
+	const struct rf_thread *y = *(const struct rf_thread *const *)b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static bool load_threads(struct ld *L)
+{
+	struct report *r = L->r;
+
+	if (L->nthr > 1) /* qsort must not see the NULL of an empty array */
+		qsort(L->thr, L->nthr, sizeof(*L->thr), by_index);
+	r->threads = xcalloc(L->nthr, sizeof(*r->threads));
+	if (L->nthr && !id_ok(L, L->thr[L->nthr - 1]->index, sizeof(struct rf_thread)))
+		return bad(L, "thread record: index %" PRIu32 " out of range",
+			   L->thr[L->nthr - 1]->index);
+	L->nthread_at = L->nthr ? (size_t)L->thr[L->nthr - 1]->index + 1 : 0;
+	L->thread_at = xmalloc(L->nthread_at * sizeof(*L->thread_at));
+	memset(L->thread_at, 0xff, L->nthread_at * sizeof(*L->thread_at));
+	for (size_t i = 0; i < L->nthr; i++, r->nthreads++) {
+		if (i && L->thr[i]->index == L->thr[i - 1]->index)
+			return bad(L, "thread %" PRIu32 " recorded twice", L->thr[i]->index);
+		if (!load_thread(L, L->thr[i], &r->threads[i]))
+			return false;
+		L->thread_at[L->thr[i]->index] = (uint32_t)i;
 	}
-	return ok;
+	return true;
 }
 
-static bool load_thread(struct ld *L, const json_t *th, struct rep_thread *t,
-			uint64_t **stack_ids)
-{
-	struct tload T = { .L = L, .t = t };
-	const json_t *rows;
-	bool ok;
+/* ---- errors -------------------------------------------------------------- */
 
-	if (!json_is_object(th))
-		return bad(L, NULL, "expected an object");
-	if (!get_u64(L, th, "tid", 0, &t->tid, NULL) ||
-	    !get_str(L, th, "name", 0, &t->pool, &t->name) || !get_bool(L, th, "main", &t->main) ||
-	    !get_str(L, th, "state", 0, &t->pool, &t->state) ||
-	    !get_str(L, th, "setup", 0, &t->pool, &t->setup) ||
-	    !get_u64(L, th, "wall_ns", 0, &t->wall_ns, NULL) ||
-	    !get_u64(L, th, "cpu_ns", NUL, &t->cpu_ns, &t->has_cpu) || !load_totals(L, th, t) ||
-	    !get(L, th, "regions", 0, K_ARR, &rows))
-		return false;
-	t->nrows = json_array_size(rows);
-	t->rows = xcalloc(t->nrows, sizeof(*t->rows));
-	t->stats = xcalloc(t->nrows * (1 + L->r->nev), sizeof(*t->stats));
-	t->present = xcalloc(t->nrows * L->r->nev, 1);
-	T.stack_ids = *stack_ids = xcalloc(t->nrows, sizeof(**stack_ids));
-	T.ents = xcalloc(t->nrows, sizeof(*T.ents));
-	ok = true;
-	for (size_t j = 0; ok && j < t->nrows; j++) {
-		enter(L, "regions", j);
-		ok = load_row(&T, json_array_get(rows, j), j);
-		leave(L);
+static const char *region_name(const struct report *r, uint32_t id)
+{
+	return id < r->nname_ids ? r->names[id] : NULL;
+}
+
+static bool load_errors(struct ld *L)
+{
+	struct report *r = L->r;
+
+	r->errors = xcalloc(L->nerr, sizeof(*r->errors));
+	for (size_t i = 0; i < L->nerr; i++, r->nerrors++) {
+		const struct rf_error *e = L->err[i];
+		struct rep_error *o = &r->errors[i];
+		char b[32];
+
+		if (e->thread >= L->nthread_at || L->thread_at[e->thread] == UINT32_MAX)
+			return bad(L, "error record: unknown thread %" PRIu32, e->thread);
+		if ((e->region && !region_name(r, e->region)) || (e->open && !region_name(r, e->open)))
+			return bad(L, "error record: unknown region name id %" PRIu32,
+				   e->region && !region_name(r, e->region) ? e->region : e->open);
+		snprintf(b, sizeof(b), "kind-%" PRIu32, e->kind);
+		o->kind = e->kind < RF_ERR_KINDS ? rf_error_name(e->kind) : pool_strdup(&r->pool, b);
+		o->tid = r->threads[L->thread_at[e->thread]].tid;
+		o->region = e->region ? region_name(r, e->region) : "";
+		o->open = e->open ? region_name(r, e->open) : NULL;
+		o->count = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
 	}
-	HASH_CLEAR(hh, T.names);
-	free(T.ents);
-	return ok;
+	return true;
 }
 
-/* ---- the two ways to a tree --------------------------------------------- */
+/* ---- sites --------------------------------------------------------------- */
 
-enum outcome { LOADED, INVALID, PARSE_WHOLE };
-
-struct job {
-	struct report *r;
-	int nworkers;
-	struct jarena *keep;		 /* the small members, or the whole tree */
-	struct jarena **scratch;	 /* per worker: a piece's tree, dropped */
-	struct pool *wpool;		 /* per worker: strings of stacks */
-	struct jbuf *wbuf;		 /* per worker: a piece, compacted */
-	struct idmap mods;
-	bool split;
-	struct jsplit sp;
-	const struct jmember *stacks_m, *threads_m;	/* split: their elements */
-	const json_t *stacks_a, *threads_a;		/* whole: the arrays */
-	size_t nstacks;
-	struct sload *st;
-	uint64_t **ids;			/* per thread: its rows' stack ids */
-	char **why;			/* per item: what is wrong with it, or NULL */
-	bool *json_bad;			/* per item: jansson refused the piece */
-};
-
-/* Item i of the batch: stack i, or thread i - nstacks. In a split document
- * it is parsed here, converted, and its tree dropped at once. */
-static void batch_item(size_t i, int w, void *arg)
+/* A site's references, now that every record is in. */
+static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thread *t)
 {
-	struct job *J = arg;
-	bool thread = i >= J->nstacks;
-	size_t k = thread ? i - J->nstacks : i;
-	struct ld L = { .r = J->r };
-	const json_t *v;
+	const struct report *r = L->r;
 
-	if (J->split) {
-		jarena_use(J->scratch[w]);
-		v = jpiece_parse_compact(thread ? &J->threads_m->el[k] : &J->stacks_m->el[k],
-					 &J->wbuf[w]);
-	} else {
-		v = json_array_get(thread ? J->threads_a : J->stacks_a, k);
-	}
-	enter(&L, thread ? "threads" : "stacks", k);
-	if (!v)
-		J->json_bad[i] = true;
-	else if (thread)
-		load_thread(&L, v, &J->r->threads[k], &J->ids[k]);
-	else
-		load_stack(&L, v, &J->mods, &J->wpool[w], &J->st[k]);
-	if (L.failed)
-		J->why[i] = strdup(L.why);
-	if (L.failed && !J->why[i])
-		oom();
-	if (J->split)
-		jarena_reset(J->scratch[w]);
+	if (!region_name(r, s->region))
+		return bad(L, "site at offset %" PRIu64 ": unknown region name id %" PRIu32,
+			   offset_of(L, s), s->region);
+	if (s->stack >= r->nstacks || !r->stacks[s->stack].present)
+		return bad(L, "site at offset %" PRIu64 ": unknown stack %" PRIu32,
+			   offset_of(L, s), s->stack);
+	if (s->nvalues != t->nvalues)
+		return bad(L, "site at offset %" PRIu64 ": %" PRIu32 " values, its thread has %"
+			   PRIu32, offset_of(L, s), s->nvalues, t->nvalues);
+	return true;
 }
 
-static void run_batch(struct job *J, size_t nstacks, size_t nthreads)
+/* Each bucket becomes its thread's rows. */
+static bool load_sites(struct ld *L)
 {
-	struct report *r = J->r;
+	struct report *r = L->r;
 
-	J->nstacks = nstacks;
-	J->st = xcalloc(nstacks, sizeof(*J->st));
-	J->ids = xcalloc(nthreads, sizeof(*J->ids));
-	J->why = xcalloc(nstacks + nthreads, sizeof(*J->why));
-	J->json_bad = xcalloc(nstacks + nthreads, sizeof(*J->json_bad));
-	r->nthreads = nthreads;
-	r->threads = xcalloc(nthreads, sizeof(*r->threads));
-	parallel_for(nstacks + nthreads, J->nworkers, batch_item, J);
-}
+	for (size_t i = 0; i < L->nbucket; i++) {
+		struct bucket *b = &L->bucket[i];
+		struct rep_thread *t;
 
-/* The stacks into one array, with their ids for the rows to find. */
-static bool join_stacks(struct job *J, struct ld *L, struct idmap *ids)
-{
-	struct report *r = J->r;
-	size_t nframes = 0;
-
-	if (J->nstacks >= NO_STACK)
-		return bad(L, "stacks", "too many stacks");
-	for (size_t k = 0; k < J->nstacks; k++)
-		nframes += J->st[k].n;
-	r->stacks = xcalloc(J->nstacks, sizeof(*r->stacks));
-	r->frames = xcalloc(nframes, sizeof(*r->frames));
-	ids->e = xcalloc(J->nstacks, sizeof(*ids->e));
-	for (size_t k = 0; k < J->nstacks; k++) {
-		struct sload *s = &J->st[k];
-
-		r->stacks[k] = (struct rep_stack){ r->nframes, s->n };
-		memcpy(r->frames + r->nframes, s->frames, s->n * sizeof(*s->frames));
-		r->nframes += s->n;
-		ids->e[ids->n++] = (struct ident){ s->id, (uint32_t)k };
-	}
-	r->nstacks = J->nstacks;
-	return idmap_sort(L, ids, "stacks");
-}
-
-static bool resolve_stacks(struct job *J, struct ld *L, const struct idmap *ids)
-{
-	for (size_t k = 0; k < J->r->nthreads; k++) {
-		struct rep_thread *t = &J->r->threads[k];
-
+		if (!b->n)
+			continue;
+		if (i >= L->nthread_at || L->thread_at[i] == UINT32_MAX)
+			return bad(L, "site at offset %" PRIu32 ": unknown thread %zu", b->off[0], i);
+		t = &r->threads[L->thread_at[i]];
+		t->rows = b->off, t->nrows = b->n;
+		*b = (struct bucket){ 0 };
 		for (size_t j = 0; j < t->nrows; j++) {
-			if (idmap_find(ids, J->ids[k][j], &t->rows[j].stack))
-				continue;
-			enter(L, "threads", k), enter(L, "regions", j);
-			return bad(L, "stack", "no stack with id %" PRIu64, J->ids[k][j]);
+			if (!site_ok(L, rep_site(r, t, j), t))
+				return false;
+			r->npartial += rep_site_partial(rep_site(r, t, j));
 		}
 	}
 	return true;
 }
 
-/* After the batch: the first problem in document order, or the stacks
- * joined and every row's stack found. */
-static enum outcome finish(struct job *J, struct ld *L)
+/* ---- values -------------------------------------------------------------- */
+
+/* ---- the whole ------------------------------------------------------------ */
+
+static void ld_free(struct ld *L)
 {
-	struct idmap ids = { 0 };
+	free(L->thr), free(L->nam), free(L->stk), free(L->mod), free(L->err);
+	free(L->thread_at);
+	for (size_t i = 0; i < L->nbucket; i++)
+		free(L->bucket[i].off);
+	free(L->bucket);
+}
+
+static bool load(struct ld *L)
+{
+	if (L->f->tail > RF_MAX_SIZE)
+		return bad(L, "corrupt header: tail beyond the 4 GiB limit");
+	return load_header(L) && first_walk(L) && (load_events(L), true) && load_names(L) &&
+	       (load_modules(L), true) && load_stacks(L) && load_threads(L) &&
+	       load_errors(L) && load_sites(L);
+}
+
+/* r->file is set; fills the rest, or frees r and says why. */
+static struct report *finish(struct report *r, char *why, size_t whylen)
+{
+	struct ld L = { .r = r, .f = &r->file };
 	bool ok;
 
-	size_t n = J->nstacks + J->r->nthreads;
-
-	for (size_t i = 0; i < n; i++)
-		if (J->json_bad[i])
-			return PARSE_WHOLE;
-	for (size_t i = 0; i < n; i++) /* stacks first, as in load_whole's order */
-		if (J->why[i]) {
-			snprintf(L->why, sizeof(L->why), "%s", J->why[i]);
-			L->failed = true;
-			return INVALID;
-		}
-	ok = join_stacks(J, L, &ids) && resolve_stacks(J, L, &ids);
-	free(ids.e);
-	return ok ? LOADED : INVALID;
-}
-
-/* The two big arrays must be arrays; the message names the first that is
- * not (absent, or of another type). */
-static bool check_arrays(struct ld *L, const json_t *root, bool stacks, bool threads)
-{
-	const json_t *x;
-
-	return (stacks || get(L, root, "stacks", 0, K_ARR, &x)) &&
-	       (threads || get(L, root, "threads", 0, K_ARR, &x));
-}
-
-/* The split document: the small members parsed here, the elements of
- * stacks and threads by the workers. */
-static enum outcome load_split(struct job *J, struct ld *L, const char *buf, size_t len)
-{
-	json_t *root;
-
-	jarena_use(J->keep); /* the split decodes keys with jansson */
-	if (!jsplit(buf, len, &J->sp))
-		return PARSE_WHOLE;
-	J->split = true;
-	root = json_object();
-	for (size_t i = 0; i < J->sp.n; i++) {
-		const struct jmember *m = &J->sp.m[i];
-		json_t *v = m->array ? json_array() : jpiece_parse(&m->value);
-
-		if (m->array && !strcmp(m->key, "stacks")) {
-			J->stacks_m = m;
-			continue;
-		}
-		if (m->array && !strcmp(m->key, "threads")) {
-			J->threads_m = m;
-			continue;
-		}
-		for (size_t e = 0; m->array && v && e < m->nel; e++) {
-			json_t *x = jpiece_parse(&m->el[e]);
-
-			if (!x)
-				return PARSE_WHOLE;
-			json_array_append_new(v, x);
-		}
-		if (!v)
-			return PARSE_WHOLE;
-		json_object_set_new_nocheck(root, m->key, v);
-	}
-	if (!load_head(L, root, &J->mods) || !check_arrays(L, root, J->stacks_m, J->threads_m))
-		return INVALID;
-	run_batch(J, J->stacks_m->nel, J->threads_m->nel);
-	return finish(J, L);
-}
-
-static void json_failure(struct ld *L, const char *buf, size_t len, const json_error_t *err)
-{
-	size_t i = 0;
-
-	while (i < len && strchr(" \t\r\n", buf[i]))
-		i++;
-	if (i == len)
-		bad(L, NULL, "empty file");
-	else if (strstr(err->text, "near end of file"))
-		bad(L, NULL, "truncated: the JSON ends early (line %d): %s", err->line, err->text);
-	else
-		bad(L, NULL, "malformed JSON at line %d, column %d: %s", err->line, err->column,
-		    err->text);
-}
-
-/* The document as one jansson tree: when the split does not apply, or
- * jansson must say where the syntax error is. */
-static enum outcome load_whole(struct job *J, struct ld *L, const char *buf, size_t len)
-{
-	json_error_t err;
-	json_t *root;
-
-	jarena_use(J->keep);
-	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
-	if (!root) {
-		json_failure(L, buf, len, &err);
-		return INVALID;
-	}
-	if (!load_head(L, root, &J->mods) || !check_arrays(L, root, false, false))
-		return INVALID;
-	J->stacks_a = json_object_get(root, "stacks");
-	J->threads_a = json_object_get(root, "threads");
-	run_batch(J, json_array_size(J->stacks_a), json_array_size(J->threads_a));
-	return finish(J, L);
-}
-
-static void free_threads(struct report *r)
-{
-	for (size_t i = 0; i < r->nthreads; i++) {
-		struct rep_thread *t = &r->threads[i];
-
-		free(t->totals), free(t->rows), free(t->stats), free(t->present), free(t->names);
-		pool_free(&t->pool);
-	}
-	free(r->threads);
-}
-
-/* What one try (split or whole) leaves besides the report. */
-static void try_free(struct job *J)
-{
-	for (size_t k = 0; k < J->nstacks; k++)
-		free(J->st[k].frames);
-	for (size_t k = 0; J->ids && k < J->r->nthreads; k++)
-		free(J->ids[k]);
-	for (size_t i = 0; J->why && i < J->nstacks + J->r->nthreads; i++)
-		free(J->why[i]);
-	free(J->st), free(J->ids), free(J->why), free(J->json_bad);
-	free(J->mods.e);
-	jsplit_free(&J->sp);
-	J->st = NULL, J->ids = NULL, J->why = NULL, J->json_bad = NULL;
-	J->mods = (struct idmap){ 0 };
-	J->nstacks = 0, J->split = false;
-	J->stacks_m = J->threads_m = NULL, J->stacks_a = J->threads_a = NULL;
-}
-
-/* Forgets the split try, report included, so the whole one starts afresh. */
-static void job_clear(struct job *J)
-{
-	struct report *r = J->r;
-
-	try_free(J);
-	free_threads(r);
-	free(r->ev), free(r->modules), free(r->stacks), free(r->frames), free(r->errors);
-	r->threads = NULL, r->ev = NULL, r->modules = NULL, r->stacks = NULL;
-	r->frames = NULL, r->errors = NULL;
-	r->nthreads = r->nev = r->nmodules = r->nstacks = r->nframes = r->nerrors = 0;
-}
-
-static int default_workers(size_t len, int workers)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	if (workers > 0)
-		return workers;
-	if (len < (1 << 20)) /* threads cost more than they save */
-		return 1;
-	return cpus < 1 ? 1 : cpus > 16 ? 16 : (int)cpus;
-}
-
-struct report *report_load_buf(const char *buf, size_t len, const char *name, int workers,
-			       char *why, size_t whylen)
-{
-	struct report *r = xcalloc(1, sizeof(*r));
-	struct job J = { .r = r, .nworkers = default_workers(len, workers < 0 ? 1 : workers) };
-	struct ld L = { .r = r };
-	enum outcome out;
-
-	r->path = pool_strdup(&r->pool, name);
-	J.keep = jarena_new();
-	J.scratch = xcalloc((size_t)J.nworkers, sizeof(*J.scratch));
-	J.wpool = xcalloc((size_t)J.nworkers, sizeof(*J.wpool));
-	J.wbuf = xcalloc((size_t)J.nworkers, sizeof(*J.wbuf));
-	for (int w = 0; w < J.nworkers; w++)
-		J.scratch[w] = jarena_new();
-	jarena_install();
-	out = workers < 0 ? PARSE_WHOLE : load_split(&J, &L, buf, len);
-	if (out == PARSE_WHOLE) { /* not split, or jansson has a syntax error to tell */
-		job_clear(&J);
-		L = (struct ld){ .r = r };
-		out = load_whole(&J, &L, buf, len);
-	}
-	jarena_uninstall();
-	for (int w = 0; w < J.nworkers; w++) {
-		jarena_free(J.scratch[w]);
-		pool_move(&r->pool, &J.wpool[w]); /* the frames' symbols */
-		free(J.wbuf[w].p);
-	}
-	jarena_free(J.keep);
-	free(J.scratch), free(J.wpool), free(J.wbuf);
-	try_free(&J);
-	if (out != LOADED) {
+	r->base = r->file.base;
+	ok = load(&L);
+	ld_free(&L);
+	if (!ok) {
 		snprintf(why, whylen, "%s", L.why);
 		report_free(r);
 		return NULL;
@@ -837,81 +622,80 @@ struct report *report_load_buf(const char *buf, size_t len, const char *name, in
 	return r;
 }
 
-/* The whole file in memory: jansson then reads from a buffer, not a
- * stream. A regular file is mapped (no copy); a pipe is read. */
-struct text {
-	char *p;
-	size_t len;
-	bool mapped;
-};
-
-static bool read_all(int fd, struct text *t, char *why, size_t whylen)
+struct report *report_load_mem(const void *buf, size_t len, const char *name, char *why,
+			       size_t whylen)
 {
-	size_t cap = 1 << 16;
-	ssize_t got;
+	struct report *r = xcalloc(1, sizeof(*r));
 
-	t->p = xmalloc(cap);
-	while ((got = read(fd, t->p + t->len, cap - t->len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(why, whylen, "cannot read: %s", strerror(errno));
-			free(t->p);
-			return false;
-		}
-		t->len += (size_t)got;
-		if (t->len == cap)
-			t->p = grow(t->p, &cap, cap + 1, 1);
+	r->path = pool_strdup(&r->pool, name);
+	if (rf_open_mem(buf, len, &r->file, why, whylen) != 0) {
+		report_free(r);
+		return NULL;
 	}
-	return true;
+	return finish(r, why, whylen);
 }
 
-static bool slurp(const char *path, struct text *t, char *why, size_t whylen)
+/* Version 1 was JSON: say so rather than "not a report". */
+static void say_if_json(const char *path, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	bool ok = true;
+	char head[256] = "";
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
 
-	memset(t, 0, sizeof(*t));
-	if (fd < 0) {
-		snprintf(why, whylen, "cannot open: %s", strerror(errno));
-		return false;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "is a directory, not a report");
-		ok = false;
-	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-		   (t->p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-				fd, 0)) != MAP_FAILED) {
-		t->len = (size_t)st.st_size, t->mapped = true;
-	} else {
-		ok = read_all(fd, t, why, whylen);
-	}
-	close(fd);
-	return ok;
+	if (f)
+		fclose(f);
+	head[n] = '\0';
+	if (head[strspn(head, " \t\r\n")] == '{' && strstr(head, "\"pmcshim-report\""))
+		snprintf(why, whylen, "a version-1 JSON report: this reader reads the version-2 "
+			 "binary file (an older pmcshim-report reads this one)");
+}
+
+/* A live process changes the file as we read: read a snapshot instead. */
+static bool take_snapshot(struct report *r, char *why, size_t whylen)
+{
+	size_t len;
+	unsigned char *copy = report_snapshot(&r->file, &len);
+
+	rf_close(&r->file);
+	r->snapshot = copy;
+	return rf_open_mem(copy, len, &r->file, why, whylen) == 0;
 }
 
 struct report *report_load_file(const char *path, char *why, size_t whylen)
 {
-	struct text t;
-	struct report *r;
+	struct report *r = xcalloc(1, sizeof(*r));
+	enum rf_liveness live;
 
-	if (!slurp(path, &t, why, whylen))
+	r->path = pool_strdup(&r->pool, path);
+	if (rf_open(path, &r->file, why, whylen) != 0) {
+		if (strstr(why, "not a pmcshim report file"))
+			say_if_json(path, why, whylen);
+		report_free(r);
 		return NULL;
-	r = report_load_buf(t.p, t.len, path, 0, why, whylen);
-	if (t.mapped)
-		munmap(t.p, t.len);
-	else
-		free(t.p);
-	return r;
+	}
+	/* every page is read: ask for them ahead (a hint; failure is harmless) */
+	madvise((void *)r->file.base, r->file.size, MADV_WILLNEED);
+	/* RF_UNKNOWN (no boot id to tell) may be running too: a snapshot then */
+	live = rf_state(r->file.h) == RF_RUNNING ? rf_liveness(r->file.h) : RF_GONE;
+	r->live = live == RF_LIVE, r->unsure = live == RF_UNKNOWN;
+	if (live != RF_GONE && !take_snapshot(r, why, whylen)) {
+		report_free(r);
+		return NULL;
+	}
+	return finish(r, why, whylen);
 }
 
 void report_free(struct report *r)
 {
 	if (!r)
 		return;
-	free_threads(r);
-	free(r->ev), free(r->modules), free(r->stacks), free(r->frames), free(r->errors);
+	for (size_t i = 0; i < r->nthreads; i++)
+		free(r->threads[i].totals), free(r->threads[i].rows);
+	free(r->threads), free(r->ev), free(r->names), free(r->stacks), free(r->frames);
+	free(r->stackrec);
+	free(r->modules), free(r->errors), free(r->argv);
+	rf_close(&r->file);
+	free(r->snapshot);
 	pool_free(&r->pool);
 	free(r);
 }

@@ -1,6 +1,13 @@
-/* One pmcshim report (docs/report-format.md, version 1), parsed and
- * validated into a compact in-memory form: after loading, every field the
- * reader uses exists with its type, so nothing downstream checks again. */
+/* One pmcshim report file (docs/report-format.md, version 2; the layout is
+ * preload/reportfile.h), checked and indexed into a compact in-memory form.
+ *
+ * Site values are not copied: a thread's rows are offsets of its rf_site
+ * records in the file's mapping, so a million-row file costs 4 MB beyond
+ * its own pages. A file whose process still runs is different: its sites
+ * change under us, so the loader takes a private snapshot (each site read
+ * with its sequence count) and the rows point into that. After loading,
+ * every id a row holds names something that exists, so nothing downstream
+ * checks again. */
 #ifndef PMCSHIM_REPORT_LOAD_H
 #define PMCSHIM_REPORT_LOAD_H
 
@@ -8,61 +15,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reportfile.h"
 #include "report_util.h"
 
-#define REPORT_VERSION 1
 #define NO_STACK UINT32_MAX
 
 struct rep_stat {
 	uint64_t incl, excl, min, max;
 };
 
-/* One region row: a region at one call-site stack, in one thread. */
-struct rep_row {
-	uint32_t region;	/* index into the thread's names */
-	uint32_t stack;		/* index into the report's stacks */
-	uint64_t calls;
-};
-
 struct rep_total {
-	uint64_t value, scaled;
-	bool has_value, has_scaled;
-	const char *status;
+	uint64_t value, scaled, enabled, running;
+	bool has_value, has_scaled, has_times;
+	const char *status;	/* counted, multiplexed, not counted, unavailable, lost, none */
 };
 
 struct rep_thread {
+	uint32_t index;			/* rf_thread.index: what sites refer to */
 	uint64_t tid, wall_ns, cpu_ns;
-	bool main, has_cpu;
-	const char *name, *state, *setup;
+	bool main, has_cpu, has_wall, has_totals;
+	const char *name, *state, *setup, *lost_reason;
+	uint32_t nvalues;
+	/* slot[e]: where event e is in this thread's site values; 0 when the
+	 * event is not open in the thread (slot 0 is wall time). */
+	uint8_t slot[RF_EVENTS_MAX];
 	struct rep_total *totals;	/* one per event */
 	size_t nrows;
-	struct rep_row *rows;
-	/* stats[row * (1 + nev)]: wall time, then each event; present[row *
-	 * nev + e] is 0 where event e was null (unavailable) in that row. */
-	struct rep_stat *stats;
-	unsigned char *present;
-	size_t nnames;
-	const char **names;		/* distinct region names of this thread */
-	struct pool pool;
+	uint32_t *rows;			/* offsets of its rf_site records from report.base */
 };
 
 struct rep_frame {
 	uint64_t addr, offset;
 	int32_t module;			/* index into modules, -1: none */
-	const char *symbol;		/* dladdr name, or NULL */
+	const char *symbol;		/* always NULL: v2 stores addresses only */
 };
 
 struct rep_stack {
 	size_t first, n;		/* frames[first..first+n), innermost first */
+	uint32_t method;		/* enum rf_stack_method */
+	bool present;			/* a done record had this id */
 };
 
 struct rep_module {
+	uint32_t id;
 	const char *path, *build_id;
-	uint64_t base;
+	uint64_t base, lo, hi;
 };
 
 struct rep_event {
 	const char *name, *source, *reason;	/* reason may be NULL */
+	uint32_t type, exclude_kernel;
+	uint64_t config;
 };
 
 struct rep_error {
@@ -72,40 +75,96 @@ struct rep_error {
 
 struct report {
 	const char *path;		/* as given on the command line */
-	uint64_t pid, ppid, wall_ns;
-	bool has_ppid, forked;
-	const char *host, *executable;	/* host may be NULL */
+	const unsigned char *base;	/* the mapping, or the live snapshot */
+	struct rf_file file;
+	unsigned char *snapshot;	/* owned copy of a live file, or NULL */
+	uint32_t state;			/* enum rf_state, as loaded */
+	bool live;			/* RF_RUNNING and the process still runs */
+	bool unsure;			/* RF_RUNNING, and rf_liveness cannot tell */
+	const char *state_text;		/* "running", "exited", "exec'd PATH", ... */
+	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
+	bool has_ppid, has_end, has_wall, forked, full;
+	double ticks_per_ns;		/* 0: wall times unknown */
+	double ns_per_tick;		/* its inverse, or 0 */
+	const char *host, *executable, *exec_target, *shim_version, *clock_source;
+	const char *user_read;
+	size_t argc;
+	const char **argv;
+	bool argv_truncated;
+	uint32_t stack_depth;
+	uint64_t dropped[3];		/* enum rf_drop: full, busy, early */
+	size_t npartial;		/* sites left mid-update */
 	size_t nev;
 	struct rep_event *ev;
 	size_t nthreads;
-	struct rep_thread *threads;
-	size_t nstacks, nframes;
+	struct rep_thread *threads;	/* in rf_thread.index order */
+	size_t nname_ids;
+	const char **names;		/* [rf_name.id]: the text, NULL where none */
+	size_t nstacks, nframes;	/* stacks: [rf_stack.id] */
 	struct rep_stack *stacks;
-	struct rep_frame *frames;
+	const struct rf_stack **stackrec;	/* [rf_stack.id]: the record, or NULL */
+	struct rep_frame *frames;	/* NULL until rep_frames */
 	size_t nmodules;
-	struct rep_module *modules;
+	struct rep_module *modules;	/* sorted by lo */
 	size_t nerrors;
 	struct rep_error *errors;
 	struct pool pool;
 };
 
-/* Loads a report; NULL with the reason in why (one line, without the file
- * name) when the file cannot be read or is not a valid version-1 report. */
+/* Loads a report file; NULL with the reason in why (one line, without the
+ * file name) when it cannot be read or is not a valid version-2 file. */
 struct report *report_load_file(const char *path, char *why, size_t whylen);
 
-/* The same from memory. workers: threads to parse with (0: as many as
- * there are CPUs, for big inputs; -1: one, and jansson parses the whole
- * document at once instead of piece by piece: the fuzz target checks that
- * both ways agree). */
-struct report *report_load_buf(const char *buf, size_t len, const char *name, int workers,
-			       char *why, size_t whylen);
+/* The same over memory the caller keeps until report_free (the fuzzer). */
+struct report *report_load_mem(const void *buf, size_t len, const char *name, char *why,
+			       size_t whylen);
 
 void report_free(struct report *r);
 
-static inline const struct rep_stat *rep_stats(const struct report *r,
-					       const struct rep_thread *t, size_t row)
+/* Every stack's frames (stacks[id].first indexes them), built on first use. */
+const struct rep_frame *rep_frames(const struct report *r);
+
+static inline const struct rf_site *rep_site(const struct report *r,
+					     const struct rep_thread *t, size_t row)
 {
-	return &t->stats[row * (1 + r->nev)];
+	return (const struct rf_site *)(const void *)(r->base + t->rows[row]);
+}
+
+/* A site left odd by its writer: the process died inside a marker. */
+static inline bool rep_site_partial(const struct rf_site *s)
+{
+	return s->seq & 1;
+}
+
+static inline uint64_t rep_ns(const struct report *r, uint64_t ticks)
+{
+	double ns = (double)ticks * r->ns_per_tick;
+
+	/* UINT64_MAX stays: the min of a site without calls */
+	return ticks == UINT64_MAX || ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns;
+}
+
+/* Event e's value in a site (e < 0: wall time, converted to ns); false
+ * when the thread had no such value. Inline: it runs for every value of
+ * every row. */
+static inline bool rep_value(const struct report *r, const struct rep_thread *t,
+			     const struct rf_site *s, int e, struct rep_stat *out)
+{
+	const struct rf_stat *v;
+
+	if (e >= 0) {
+		if (!t->slot[e])
+			return false;
+		v = &s->v[t->slot[e]];
+		*out = (struct rep_stat){ v->incl, v->excl, v->min, v->max };
+		return true;
+	}
+	if (r->ns_per_tick <= 0)
+		return false;
+	v = &s->v[0];
+	*out = (struct rep_stat){ rep_ns(r, v->incl), rep_ns(r, v->excl), rep_ns(r, v->min),
+				  rep_ns(r, v->max) };
+	return true;
 }
 
 #endif

@@ -20,10 +20,12 @@ static void sum_add(struct sum *s, const struct rep_stat *st, bool present, uint
 		s->miss++;
 		return;
 	}
-	if (!s->have || st->min < s->min)
+	/* a live row before its first end has no min or max yet */
+	if (calls && (!s->have_mm || st->min < s->min))
 		s->min = st->min;
-	if (!s->have || st->max > s->max)
+	if (calls && (!s->have_mm || st->max > s->max))
 		s->max = st->max;
+	s->have_mm += calls > 0;
 	s->incl = sat_add(s->incl, st->incl);
 	s->excl = sat_add(s->excl, st->excl);
 	s->calls = sat_add(s->calls, calls);
@@ -96,25 +98,28 @@ static void map_events(struct model *m)
 	clear_names(&hash);
 }
 
+/* Region names are per file (by id); the model's regions are their union. */
 static void map_threads_and_regions(struct model *m)
 {
 	struct name_ent *hash = NULL;
 	size_t cap = 0, k = 0;
 
-	for (size_t f = 0; f < m->nfiles; f++)
-		m->nthreads += m->files[f]->nthreads;
-	m->threads = xcalloc(m->nthreads, sizeof(*m->threads));
+	m->namemap = xcalloc(m->nfiles, sizeof(*m->namemap));
 	for (size_t f = 0; f < m->nfiles; f++) {
-		for (size_t i = 0; i < m->files[f]->nthreads; i++, k++) {
-			struct mthread *t = &m->threads[k];
+		const struct report *r = m->files[f];
 
-			t->file = f, t->t = &m->files[f]->threads[i];
-			t->regmap = xcalloc(t->t->nnames, sizeof(*t->regmap));
-			for (size_t j = 0; j < t->t->nnames; j++)
-				t->regmap[j] = intern(&hash, &m->regions, &m->nregions, &cap,
-						      t->t->names[j]);
-		}
+		m->nthreads += r->nthreads;
+		m->namemap[f] = xcalloc(r->nname_ids, sizeof(**m->namemap));
+		for (size_t id = 0; id < r->nname_ids; id++)
+			if (r->names[id])
+				m->namemap[f][id] = intern(&hash, &m->regions, &m->nregions, &cap,
+							   r->names[id]);
 	}
+	m->threads = xcalloc(m->nthreads, sizeof(*m->threads));
+	for (size_t f = 0; f < m->nfiles; f++)
+		for (size_t i = 0; i < m->files[f]->nthreads; i++, k++)
+			m->threads[k] = (struct mthread){ f, &m->files[f]->threads[i],
+							  m->namemap[f] };
 	clear_names(&hash);
 	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
 	for (size_t i = 0; i < m->nregions; i++)
@@ -127,12 +132,10 @@ static bool event_has_values(const struct model *m, size_t e)
 {
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct mthread *t = &m->threads[i];
-		const struct report *r = m->files[t->file];
 		int k = m->evmap[t->file * m->nev + e];
 
-		for (size_t j = 0; k >= 0 && j < t->t->nrows; j++)
-			if (t->t->present[j * r->nev + (size_t)k])
-				return true;
+		if (k >= 0 && t->t->nrows && t->t->slot[k])
+			return true;
 	}
 	return false;
 }
@@ -182,15 +185,22 @@ static void find_ipc(struct model *m)
 	}
 }
 
-static const struct rep_stat *row_stat(const struct model *m, size_t file,
-				       const struct rep_thread *t, size_t row, int e,
-				       bool *present)
+/* Row j's value of model event e (-1: wall time); *present false when
+ * the row has none (then *st is all zero). */
+static void row_stat(const struct model *m, const struct mthread *t, size_t j, int e,
+		     struct rep_stat *st, bool *present)
 {
-	const struct report *r = m->files[file];
-	int k = e < 0 ? -1 : m->evmap[file * m->nev + (size_t)e];
+	const struct report *r = m->files[t->file];
+	int k = e < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)e];
 
-	*present = e < 0 || (k >= 0 && t->present[row * r->nev + (size_t)k]);
-	return &rep_stats(r, t, row)[k < 0 ? 0 : 1 + k];
+	*present = (e < 0 || k >= 0) && rep_value(r, t->t, rep_site(r, t->t, j), k, st);
+	if (!*present)
+		*st = (struct rep_stat){ 0 };
+}
+
+static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
+{
+	return rep_site(m->files[t->file], t->t, j)->calls;
 }
 
 /* The denominator of share: every region of the process, not only those
@@ -203,10 +213,11 @@ static void process_totals(struct model *m)
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
 			bool present;
-			const struct rep_stat *st = row_stat(m, t->file, t->t, j, m->weight, &present);
+			struct rep_stat st;
 
-			sum_add(&m->file_total[t->file], st, present, t->t->rows[j].calls);
-			sum_add(&m->all_total, st, present, t->t->rows[j].calls);
+			row_stat(m, t, j, m->weight, &st, &present);
+			sum_add(&m->file_total[t->file], &st, present, row_calls(m, t, j));
+			sum_add(&m->all_total, &st, present, row_calls(m, t, j));
 		}
 	}
 }
@@ -295,7 +306,7 @@ static void map_stacks(struct model *m)
 
 		m->stackmap[f] = xcalloc(r->nstacks, sizeof(**m->stackmap));
 		for (size_t s = 0; s < r->nstacks; s++) {
-			const struct rep_frame *fr = &r->frames[r->stacks[s].first];
+			const struct rep_frame *fr = &rep_frames(r)[r->stacks[s].first];
 			size_t n = r->stacks[s].n;
 			uint32_t g;
 
@@ -327,7 +338,7 @@ const char *model_frame(struct model *m, uint32_t stack, size_t k)
 {
 	const struct gstack *g = &m->stacks[stack];
 	const struct report *r = m->files[g->file];
-	const struct rep_frame *f = &r->frames[r->stacks[g->local].first + k];
+	const struct rep_frame *f = &rep_frames(r)[r->stacks[g->local].first + k];
 	const struct gmodule *md = f->module < 0 ? NULL : &m->modules[m->modmap[g->file][f->module]];
 
 	return symbols_frame(m->sym, md ? (int64_t)m->modmap[g->file][f->module] : -1,
@@ -368,8 +379,9 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->nthreads; i++)
-		free(m->threads[i].regmap);
+	for (size_t f = 0; m->namemap && f < m->nfiles; f++)
+		free(m->namemap[f]);
+	free(m->namemap);
 	for (size_t f = 0; m->modmap && f < m->nfiles; f++)
 		free(m->modmap[f]);
 	for (size_t f = 0; m->stackmap && f < m->nfiles; f++)
@@ -465,14 +477,14 @@ static struct group *group_get(struct model *m, struct group **hash, uint32_t re
 
 static void add_row(const struct model *m, struct group *g, const struct mthread *t, size_t j)
 {
-	uint64_t calls = t->t->rows[j].calls;
+	uint64_t calls = row_calls(m, t, j);
+	struct rep_stat st;
 	bool present;
 
 	g->calls = sat_add(g->calls, calls);
 	for (int e = -1; e < (int)m->nev; e++) {
-		const struct rep_stat *st = row_stat(m, t->file, t->t, j, e, &present);
-
-		sum_add(&g->s[1 + e], st, present, calls);
+		row_stat(m, t, j, e, &st, &present);
+		sum_add(&g->s[1 + e], &st, present, calls);
 	}
 }
 
@@ -577,28 +589,46 @@ static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
 		(uint32_t)thread;
 }
 
+/* A region's group in a scope: from a direct table when scopes x regions
+ * is small enough (one lookup per row is most of the work on a big file),
+ * else from the hash. */
+static struct group *region_group(struct model *m, struct group **hash, struct group **direct,
+				  size_t nregions, uint32_t region, uint32_t scope)
+{
+	struct group **slot = direct ? &direct[(size_t)scope * nregions + region] : NULL;
+
+	if (slot && *slot)
+		return *slot;
+	return slot ? (*slot = group_get(m, hash, region, scope, NO_STACK)) :
+		group_get(m, hash, region, scope, NO_STACK);
+}
+
 static void build_scope(struct model *m, enum scope sc)
 {
 	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
 	struct group *regs = NULL, *stks = NULL, *g;
 	size_t first = m->ntables;
+	struct group **direct = nscopes * m->nregions <= (1u << 20) ?
+		xcalloc(nscopes * m->nregions, sizeof(*direct)) : NULL;
 
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct mthread *t = &m->threads[i];
 		uint32_t scope = scope_of(m, sc, i);
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
-			uint32_t region = t->regmap[t->t->rows[j].region];
+			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
+			uint32_t region = t->regmap[site->region];
 
 			if (!m->selected[region])
 				continue;
-			add_row(m, group_get(m, &regs, region, scope, NO_STACK), t, j);
+			add_row(m, region_group(m, &regs, direct, m->nregions, region, scope), t, j);
 			if (m->stackmap)
 				add_row(m, group_get(m, &stks, region, scope,
-						     m->stackmap[t->file][t->t->rows[j].stack]),
+						     m->stackmap[t->file][site->stack]),
 					t, j);
 		}
 	}
+	free(direct);
 	attach_stacks(m, regs, stks);
 	m->tables = xrealloc(m->tables, (m->ntables + nscopes) * sizeof(*m->tables));
 	for (size_t s = 0; s < nscopes; s++)

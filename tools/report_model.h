@@ -17,7 +17,7 @@
 
 enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
 		  S_NAME };
-enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED };
+enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
 
 /* What the user asked for on the command line. */
 struct opts {
@@ -29,6 +29,7 @@ struct opts {
 	regex_t re;			/* --region */
 	const char *event;		/* --event, NULL: the default weight */
 	enum out_format format;
+	double watch;			/* --watch interval in seconds, 0: no */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with
@@ -37,6 +38,7 @@ struct sum {
 	uint64_t incl, excl, min, max;
 	uint64_t calls;			/* of the rows with a value: mean = incl / calls */
 	uint32_t have, miss;
+	uint32_t have_mm;		/* rows with calls: min and max are theirs */
 };
 
 enum scope { SC_ALL, SC_PROCESS, SC_THREAD };
@@ -67,7 +69,7 @@ struct gtable {
 struct mthread {
 	size_t file;
 	const struct rep_thread *t;
-	uint32_t *regmap;		/* the thread's region names -> model regions */
+	uint32_t *regmap;		/* its file's name ids -> model regions (namemap[file]) */
 };
 
 struct gmodule {
@@ -92,6 +94,7 @@ struct model {
 	struct mthread *threads;
 	size_t nregions;
 	const char **regions;
+	uint32_t **namemap;		/* [file][name id] -> region */
 	bool *selected;			/* region matches --region */
 	int weight;			/* event chosen as weight, -1: wall time */
 	int ipc_ins, ipc_cyc;		/* instructions and cycles events, or -1 */

@@ -51,8 +51,15 @@ void csv_field(FILE *out, const char *s);
 
 void render_table(FILE *out, struct model *m);
 void render_csv(FILE *out, struct model *m);
-void render_json(FILE *out, struct model *m);
+void render_json_table(FILE *out, struct model *m);
+/* --format json: each file in full, as a document shaped like version 1
+ * (docs/report-format.md); several files: an array of them. */
+void render_export(FILE *out, struct model *m);
 void render_folded(FILE *out, struct model *m);
+
+/* pmcshim-report --watch: per-interval changes of a running process's
+ * file until it ends; 0, or 2 when the file cannot be read. */
+int run_watch(FILE *out, const char *path, double interval);
 
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
 int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,

@@ -30,6 +30,13 @@ enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *b
 	*note = NULL;
 	return SYM_MODULE;
 }
+
+bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
+			uint64_t offset, char *out, size_t outlen)
+{
+	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
+	return false;
+}
 #endif
 
 struct fkey {

@@ -192,6 +192,16 @@ static void put_value(struct table *t, const struct sum *s, uint64_t v, enum how
 	tbl_put(t, "%s%s", fmt_num(b, v, how), s->miss ? "+" : "");
 }
 
+/* No call has ended yet (a live row): no min or max. */
+static void put_minmax(struct table *t, const struct sum *s, uint64_t v, enum how how,
+		       struct marks *mk)
+{
+	if (s->have && !s->have_mm)
+		tbl_put(t, "n/a");
+	else
+		put_value(t, s, v, how, mk);
+}
+
 static void put_double(struct table *t, bool ok, const char *fmt, double v)
 {
 	if (ok)
@@ -202,19 +212,42 @@ static void put_double(struct table *t, bool ok, const char *fmt, double v)
 
 /* ---- headers ------------------------------------------------------------ */
 
+/* How the process stands, and what that means for the data. */
+static const char *state_note(const struct report *r)
+{
+	if (r->state == RF_RUNNING && !r->unsure)
+		return r->live ? " (live: a snapshot as of now)" : "; data up to its end";
+	return "";
+}
+
+static void print_file_notes(FILE *out, const struct report *r)
+{
+	if (r->ticks_per_ns <= 0)
+		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
+			"normally, and this is not the boot it ran on)\n");
+	if (r->npartial)
+		fprintf(out, "#   %zu row%s caught mid-update (the process died inside a marker): "
+			"shown with the values it had\n", r->npartial, r->npartial == 1 ? "" : "s");
+	if (r->dropped[RF_DROP_FULL] || r->dropped[RF_DROP_BUSY] || r->dropped[RF_DROP_EARLY])
+		fprintf(out, "#   not recorded: %" PRIu64 " for a full file, %" PRIu64 " markers in "
+			"a signal handler, %" PRIu64 " markers before setup\n",
+			r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY], r->dropped[RF_DROP_EARLY]);
+}
+
 static void print_file(FILE *out, const struct report *r)
 {
 	char b[32];
 
-	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s, %zu thread%s, wall %s)\n", r->path,
-		r->executable, r->pid, r->host ? ", host " : "", r->host ? r->host : "",
+	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s, %zu thread%s, wall %s), %s%s\n", r->path,
+		r->executable, r->pid, *r->host ? ", host " : "", r->host,
 		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
-		fmt_num(b, r->wall_ns, H_TIME));
+		r->has_wall ? fmt_num(b, r->wall_ns, H_TIME) : "n/a", r->state_text, state_note(r));
 	fprintf(out, "#   events:");
 	for (size_t i = 0; i < r->nev; i++)
 		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
 			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
 	fprintf(out, "%s\n", r->nev ? "" : " none");
+	print_file_notes(out, r);
 }
 
 static void print_legend(FILE *out, const struct model *m)
@@ -286,8 +319,8 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		tbl_put(t, "%s%s", fmt_num(b, (uint64_t)(v + 0.5), wh), w->miss ? "+" : "");
 	else
 		tbl_put(t, "n/a");
-	put_value(t, w, w->min, wh, mk);
-	put_value(t, w, w->max, wh, mk);
+	put_minmax(t, w, w->min, wh, mk);
+	put_minmax(t, w, w->max, wh, mk);
 	if (m->ipc_ins >= 0) {
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
@@ -386,7 +419,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 		tbl_put(&t, "%" PRIu64, th->tid);
 		tbl_put(&t, "%s%s", th->name, th->main ? " (main)" : "");
 		tbl_put(&t, "%s", th->state), tbl_put(&t, "%s", th->setup);
-		tbl_put(&t, "%s", fmt_num(b, th->wall_ns, H_TIME));
+		tbl_put(&t, "%s", th->has_wall ? fmt_num(b, th->wall_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", th->has_cpu ? fmt_num(b, th->cpu_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", fmt_num(b, th->nrows, H_EXACT));
 		for (size_t e = 0; e < r->nev; e++)
@@ -417,8 +450,9 @@ static void print_processes(FILE *out, const struct model *m)
 		const struct sum *s = &m->file_total[f];
 
 		tbl_put(&t, "%s", r->path), tbl_put(&t, "%" PRIu64, r->pid);
-		tbl_put(&t, "%s", r->host ? r->host : "-"), tbl_put(&t, "%s", r->executable);
-		tbl_put(&t, "%zu", r->nthreads), tbl_put(&t, "%s", fmt_num(b, r->wall_ns, H_TIME));
+		tbl_put(&t, "%s", *r->host ? r->host : "-"), tbl_put(&t, "%s", r->executable);
+		tbl_put(&t, "%zu", r->nthreads);
+		tbl_put(&t, "%s", r->has_wall ? fmt_num(b, r->wall_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", s->have ? fmt_num(b, s->excl, wh) : "n/a");
 		if (s->have && m->all_total.excl)
 			tbl_put(&t, "%.1f%%", 100.0 * (double)s->excl / (double)m->all_total.excl);

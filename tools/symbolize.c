@@ -262,3 +262,25 @@ enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *b
 		return module_only(path, offset, out, outlen, note, NOTE_MISMATCH);
 	return lookup(m, offset, out, outlen, note);
 }
+
+bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
+			uint64_t offset, char *out, size_t outlen)
+{
+	struct module *m = s && path ? module_get(s, path) : NULL;
+	Dwarf_Addr bias;
+	GElf_Off symoff;
+	GElf_Sym sym;
+	const char *name;
+
+	if (!m || m->error || offset == 0 || (build_id && build_id[0] &&
+					      strcasecmp(build_id, m->build_id) != 0))
+		return false;
+	if (!dwfl_module_getelf(m->mod, &bias))
+		return false;
+	name = dwfl_module_addrinfo(m->mod, offset - 1 + bias, &symoff, &sym, NULL, NULL, NULL);
+	if (!name)
+		return false;
+	/* +1: the return address, as a dladdr() name would say it */
+	snprintf(out, outlen, "%s+0x%" PRIx64, name, (uint64_t)symoff + 1);
+	return true;
+}

@@ -4,6 +4,7 @@
 #ifndef PMCSHIM_SYMBOLIZE_H
 #define PMCSHIM_SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,11 @@ void symbolizer_free(struct symbolizer *s);
  * per module; the call is cheap after the first for a module. */
 enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *build_id,
 			   uint64_t offset, char *out, size_t outlen, const char **note);
+
+/* The frame as "function+0xoff" from the symbol table (no line), as
+ * --format json's frames[].symbol: false when the module cannot be read,
+ * its build-id differs, or no symbol holds the address. */
+bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
+			uint64_t offset, char *out, size_t outlen);
 
 #endif

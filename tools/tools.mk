@@ -1,24 +1,29 @@
 # The report reader, its tests, fuzz target and benchmark.
 #   make                 builds $(B)/pmcshim-report
-#   make test            also runs the reader suite and a short fuzz run
+#   make test            also runs the reader suite and replays the fuzz seeds
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
-#   make bench-reader    times the reader on a generated 100 000-row report
+#   make bench-reader    times the reader on a generated 1 000 000-row report file
 
-READER_SRC := tools/pmcshim-report.c tools/report_util.c tools/report_json.c \
-	tools/report_load.c tools/report_model.c tools/report_symbols.c \
-	tools/report_table.c tools/report_formats.c tools/report_diff.c
-READER_HDR := $(wildcard tools/*.h)
-READER_OBJ := $(READER_SRC:tools/%.c=$(B)/tools/%.o)
+# The file format is defined once, in preload/reportfile.[ch]: the reader
+# compiles that module (as tools' object reportfile.o) with -Ipreload.
+READER_SRC := tools/pmcshim-report.c tools/report_util.c \
+	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
+	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
+	tools/report_watch.c
+READER_SRC += preload/reportfile.c
+READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
+READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
+READER_INC := -Ipreload
 
 # Symbolization (elfutils) lives in tools/symbolize.c; without it frames
 # are named from the report alone.
 SYM_SRC := $(wildcard tools/symbolize.c)
 ifeq ($(SYM_SRC),)
 READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
-READER_LIBS := -ljansson -pthread
+READER_LIBS := -pthread
 else
 READER_DEFS :=
-READER_LIBS := -ljansson -ldw -lelf -pthread
+READER_LIBS := -ldw -lelf -pthread
 READER_OBJ += $(B)/tools/symbolize.o
 endif
 
@@ -26,7 +31,10 @@ $(B)/tools:
 	mkdir -p $@
 
 $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
-	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(CFLAGS) -pthread -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(READER_INC) $(CFLAGS) -pthread -c $< -o $@
+
+$(B)/tools/reportfile.o: preload/reportfile.c $(READER_HDR) | $(B)/tools
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
 
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)
@@ -53,24 +61,30 @@ HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
 FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC))
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
-	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -g -O1 \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
-	  -ljansson -pthread
+	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
+	  -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
+	  -pthread
 
-READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
+# Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
+$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c preload/reportfile.h \
+		preload/arch.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/reportfile.c
+
+READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
-EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+10
+# make test replays the fuzz seeds once each (deterministic); make fuzz explores.
+EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+replay
 
 FUZZ_SECONDS ?= 300
-fuzz: $(B)/tests/reader/fuzz_report
+fuzz: $(B)/tests/reader/fuzz_report $(B)/tests/reader/gen_report
 	B=$(B) sh tests/reader/fuzz.sh $(FUZZ_SECONDS)
 
 # --- benchmark ----------------------------------------------------------------
-$(B)/gen_big: tests/reader/gen_big.c | $(B)/tools
+$(B)/tests/reader/floor: tests/reader/floor.c | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O2 -o $@ $<
 
-bench-reader: $(B)/pmcshim-report $(B)/gen_big
+bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/floor
 	@B=$(B) sh tests/reader/bench.sh
 
 bench: bench-reader

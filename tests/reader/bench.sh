@@ -1,35 +1,51 @@
 #!/bin/sh
-# make bench-reader: generates a report with 100 000 call-site rows over 16
-# threads (tests/reader/gen_big.c: 2 events, 12 501 stacks 8 frames deep,
-# laid out like the shim's own output) and times pmcshim-report loading,
-# merging and printing it, best of 3 runs per mode.
+# make bench-reader: a report file of 1 000 000 call-site rows over 16
+# threads (gen_report: 400 regions, 10 000 stacks 9 frames deep, 4 events of
+# which one is unavailable), the default table timed (best of 3), against a
+# floor timed in the same run (tests/reader/floor.c: map the file and touch
+# every byte once); peak RSS against the file size.
 B=${B:-build}
 R=$B/pmcshim-report
-big=$B/bench-reader.json
-rows=${ROWS:-100000}
+big=$B/bench-reader.pmc
+rows=${ROWS:-1000000}
 threads=${THREADS:-16}
 
-"$B/gen_big" "$big" "$rows" "$threads" || exit 1
-echo "== reader: $big, $(du -m "$big" | cut -f1) MB, $rows call-site rows over $threads threads ($(nproc) cores)"
+"$B/tests/reader/gen_report" --rows "$rows" --threads "$threads" --regions 400 --stacks 10000 \
+	--depth 8 --events 4 "$big" || exit 1
+size=$(stat -c %s "$big")
+echo "== reader: $big, $((size / 1048576)) MiB, $rows rows over $threads threads ($(nproc) cores)"
 
 now() { date +%s%N; }
 
-# best MODE-NAME ARGS...: prints the best of 3 wall times of the reader
+# best CMD...: the best of 3 wall times in microseconds
 best() {
-	name=$1
-	shift
 	min=
 	for _ in 1 2 3; do
 		t0=$(now)
-		"$R" "$@" "$big" >/dev/null || { echo "$name: failed"; return 1; }
-		t=$(( ($(now) - t0) / 1000000 ))
+		"$@" >/dev/null || { echo "failed: $*" >&2; return 1; }
+		t=$(( ($(now) - t0) / 1000 ))
 		[ -z "$min" ] || [ "$t" -lt "$min" ] && min=$t
 	done
-	printf '%-44s %5d ms%s\n' "$name" "$min" "$([ "$min" -lt 1000 ] && echo "" || echo "  (over 1 s)")"
+	echo "$min"
 }
 
-best "table (threads merged)"
-best "table --threads" --threads
-best "csv --threads" --format csv --threads
-best "json" --format json
-best "folded --stacks (report's names)" --format folded --no-symbolize
+cat "$big" >/dev/null # in the page cache for both
+floor=$(best "$B/tests/reader/floor" "$big") || exit 1
+table=$(best "$R" "$big") || exit 1
+awk -v r="$rows" -v t="$table" -v f="$floor" 'BEGIN {
+	printf "default table    %8.1f ms  %6.2f M rows/s  (target >= 5 M rows/s on one core)\n", t / 1000, r / t
+	printf "floor (touch it) %8.1f ms  %6.2f M rows/s\n", f / 1000, r / f
+	printf "table / floor    %8.2f x\n", t / f }'
+if [ -x /usr/bin/time ]; then
+	rss=$(/usr/bin/time -f %M "$R" "$big" 2>&1 >/dev/null | tail -1)
+	awk -v k="$rss" -v s="$size" 'BEGIN {
+		printf "peak RSS         %8.1f MiB  (file %.1f MiB; RSS - file = %.1f MiB)\n",
+			k / 1024, s / 1048576, k / 1024 - s / 1048576 }'
+else
+	echo "peak RSS: not measured (no /usr/bin/time)"
+fi
+for mode in "--threads" "--format csv --threads" "--stacks --no-symbolize --top 3" "--format json"; do
+	# shellcheck disable=SC2086
+	t=$(best "$R" $mode "$big") || exit 1
+	awk -v m="$mode" -v t="$t" 'BEGIN { printf "%-34s %8.1f ms\n", m, t / 1000 }'
+done

@@ -1,0 +1,610 @@
+/* Writes synthetic version-2 report files (preload/reportfile.h) for the
+ * reader's tests, fuzz seeds and benchmark: the same bytes for the same
+ * options, numbers simple enough to check by hand.
+ *
+ *   gen_report [OPTIONS] OUT           a new file
+ *   gen_report --append FILE           what a running process adds next:
+ *                                      the first site gets 10 more calls,
+ *                                      a new region "late" gets a site
+ *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
+ *                                      (a binary rebuilt since the run)
+ * Options (defaults in brackets):
+ *   --rows N [15] --threads T [3] --events K [3: the last unavailable]
+ *   --regions R [5] --stacks S [5] --depth D [2]: row j is in thread j % T;
+ *     its region and stack follow from j / T (R + 1 and S coprime)
+ *   --state running|exited|exec|_exit [exited]
+ *   --pid PID        the process is PID, with its start time and this
+ *                    boot's id: a reader sees the file live while PID runs
+ *   --undone N       site N is left not done (a writer killed in it)
+ *   --partial        site 0 is left mid-update (odd sequence count)
+ *   --dropped        some drops counted in the header
+ *   --huge           counts and times near 2^64 (sums must saturate)
+ *   --no-boot-id     the header has no boot id (a reader cannot tell
+ *                    whether a running process still runs)
+ *   --truncate N     the file cut to N bytes
+ *   --corrupt WHAT   bad-magic, version3, header-size, tail-unaligned,
+ *                    state, size0, size-overflow, unknown-thread,
+ *                    unknown-name, unknown-stack, nvalues, thread-mask,
+ *                    name-unterminated, stack-frames, event-index,
+ *                    tail-beyond (tail past the end: a file that never
+ *                    grew, which a reader must accept)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "reportfile.h"
+
+static const char *const region_names[] = { "solve", "io", "setup", "parse", "render" };
+static const char *const event_names[] = { "instructions", "cycles", "task-clock",
+					   "branch-misses", "page-faults", "cache-misses",
+					   "context-switches", "cpu-migrations" };
+
+#define TPN 2.0				/* ticks per ns at the end */
+#define BASE0 UINT64_C(0x555555554000)	/* the program */
+#define BASE1 UINT64_C(0x7f0000000000)	/* a library, mapped later */
+
+struct gen {
+	unsigned rows, threads, events, regions, stacks, depth;
+	const char *state;
+	long pid;
+	long undone;			/* site left not done, -1: none */
+	unsigned id, first_region;
+	int partial, dropped, huge, no_boot_id;
+	long truncate;			/* -1: none */
+	const char *corrupt;
+	unsigned char *buf;
+	size_t len, cap;
+	uint64_t start_mono;
+	size_t first_site, first_thread, first_name, first_stack, first_event;
+};
+
+static void die(const char *msg, const char *arg)
+{
+	fprintf(stderr, "gen_report: %s%s\n", msg, arg);
+	exit(2);
+}
+
+/* ---- the buffer ---------------------------------------------------------- */
+
+/* Room for a record of size bytes (zeroed), its header filled and done. */
+static void *add(struct gen *g, size_t size, uint16_t type)
+{
+	struct rf_record *r;
+
+	size = rf_align(size);
+	if (g->len + size > g->cap) {
+		g->cap = (g->len + size) * 2;
+		if (!(g->buf = realloc(g->buf, g->cap)))
+			die("out of memory", "");
+	}
+	r = (void *)(g->buf + g->len);
+	memset(r, 0, size);
+	r->size = (uint32_t)size, r->type = type, r->done = 1;
+	g->len += size;
+	return r;
+}
+
+#define AT(g, off) ((void *)((g)->buf + (off)))
+
+/* ---- the header ---------------------------------------------------------- */
+
+static uint32_t state_of(const char *s)
+{
+	if (!strcmp(s, "running"))
+		return RF_RUNNING;
+	if (!strcmp(s, "exited"))
+		return RF_EXITED;
+	if (!strcmp(s, "exec"))
+		return RF_EXECED;
+	if (!strcmp(s, "_exit"))
+		return RF_QUICK_EXIT;
+	die("unknown --state ", s);
+	return 0;
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(buf, (int)len, f))
+		die("cannot read ", path);
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Field 22 of /proc/PID/stat, after the parenthesised command name. */
+static uint64_t proc_start(long pid)
+{
+	char path[64], buf[1024], *p;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	read_line(path, buf, sizeof(buf));
+	if (!(p = strrchr(buf, ')')))
+		die("odd ", path);
+	while (*p && field < 22)
+		if (*p++ == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A live file: this boot, the real pid, and clocks a reader can continue. */
+static void header_live(struct gen *g, struct rf_header *h)
+{
+	h->pid = (uint64_t)g->pid, h->ppid = (uint64_t)getpid();
+	h->proc_start = proc_start(g->pid);
+	read_line("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
+	h->start_mono_ns = mono_ns(), h->start_ticks = arch_ticks();
+}
+
+static void header_end(struct rf_header *h)
+{
+	h->end_real_ns = h->start_real_ns + 2500000000u;
+	h->end_mono_ns = h->start_mono_ns + 2500000000u;
+	h->end_ticks = h->start_ticks + (uint64_t)(2500000000u * TPN);
+	h->ticks_per_ns = TPN;
+}
+
+static void header(struct gen *g)
+{
+	struct rf_header *h = add(g, RF_HEADER_SIZE, 0);
+	static const char argv[] = "app\0-n\0003";
+
+	memset(h, 0, RF_HEADER_SIZE);
+	memcpy(h->magic, RF_MAGIC, 8);
+	h->version = RF_VERSION, h->header_size = RF_HEADER_SIZE;
+	h->state = state_of(g->state), h->flags = RF_SERIALIZED;
+	h->pid = 4242 + 1000 * g->id, h->ppid = 4200, h->proc_start = 777;
+	strcpy(h->boot_id, "00000000-0000-0000-0000-000000000000");
+	h->start_real_ns = UINT64_C(1764700000000000000);
+	h->start_mono_ns = 1000000000, h->start_ticks = 5000;
+	if (g->pid > 0)
+		header_live(g, h);
+	g->start_mono = h->start_mono_ns;
+	if (g->no_boot_id)
+		memset(h->boot_id, 0, sizeof(h->boot_id));
+	if (h->state != RF_RUNNING)
+		header_end(h);
+	h->stack_depth = g->depth, h->nevents = g->events;
+	if (g->dropped)
+		h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
+		h->dropped[RF_DROP_EARLY] = 2;
+	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
+	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
+	strcpy(h->executable, "app");
+	if (h->state == RF_EXECED)
+		strcpy(h->exec_target, "/usr/bin/next");
+	h->argc = 3;
+	memcpy(h->argv, argv, sizeof(argv));
+}
+
+/* ---- small records ------------------------------------------------------- */
+
+static void events(struct gen *g)
+{
+	g->first_event = g->len;
+	for (unsigned e = 0; e < g->events; e++) {
+		struct rf_event *r = add(g, sizeof(*r), RF_EVENT);
+		bool last = e + 1 == g->events;
+
+		r->index = e, r->type = e < 2 ? 0 : 1, r->config = e, r->exclude_kernel = 1;
+		r->source = last ? RF_SOURCE_UNAVAILABLE : e % 2 ? RF_SOURCE_READ : RF_SOURCE_USER;
+		strcpy(r->name, event_names[e]);
+		if (last)
+			strcpy(r->reason, "ENOENT: no such event on this CPU");
+	}
+}
+
+static void module(struct gen *g, uint32_t id, uint64_t base, const char *path)
+{
+	struct rf_module *m = add(g, offsetof(struct rf_module, path) + strlen(path) + 1,
+				  RF_MODULE);
+
+	m->id = id, m->base = base, m->lo = base, m->hi = base + 0x100000;
+	snprintf(m->build_id, sizeof(m->build_id), "%08x%032x", 0xb1d0u + id, id);
+	strcpy(m->path, path);
+}
+
+static void name(struct gen *g, uint32_t id, const char *text)
+{
+	struct rf_name *n = add(g, offsetof(struct rf_name, text) + strlen(text) + 1, RF_NAME);
+
+	n->id = id, n->len = (uint32_t)strlen(text);
+	strcpy(n->text, text);
+}
+
+static void names(struct gen *g)
+{
+	g->first_name = g->len;
+	for (unsigned i = 0; i < g->regions; i++) {
+		char b[32];
+
+		snprintf(b, sizeof(b), "region_%03u", i + g->first_region);
+		name(g, i + 1, g->regions + g->first_region <= 5 ?
+		     region_names[i + g->first_region] : b);
+	}
+}
+
+/* Frames: the call site and those above it, in the library then the
+ * program; stack 0's outermost frame is in no module (JIT code). */
+static void stacks(struct gen *g)
+{
+	g->first_stack = g->len;
+	for (unsigned s = 0; s < g->stacks; s++) {
+		unsigned n = 1 + g->depth;
+		struct rf_stack *r = add(g, sizeof(*r) + n * 8, RF_STACK);
+
+		r->id = s, r->nframes = (uint16_t)n, r->method = (uint16_t)(s % 3);
+		for (unsigned k = 0; k < n; k++)
+			r->pc[k] = (k + 1 < n ? BASE1 : BASE0) + 0x1000 + s * 0x40 + k * 0x10;
+		if (s == 0 && n > 1)
+			r->pc[n - 1] = UINT64_C(0x10000);
+	}
+}
+
+/* The last thread of three or more could not open event 0; the last event
+ * is open in none. */
+static uint32_t open_mask(const struct gen *g, unsigned t)
+{
+	uint32_t all = g->events ? ((1u << (g->events - 1)) - 1) : 0;
+
+	return g->threads >= 3 && t == g->threads - 1 ? all & ~1u : all;
+}
+
+static void thread_totals(const struct gen *g, struct rf_thread *r, unsigned t)
+{
+	uint32_t kind = t % 4;
+
+	r->state = kind == 1 ? RF_T_SNAPSHOT : RF_T_EXITED;
+	r->total_status = kind == 3 ? RF_TOTAL_LOST : RF_TOTAL_OK;
+	r->end_mono_ns = r->start_mono_ns + 2000000000u - t * 100000000u;
+	r->cpu_ns = kind == 2 ? UINT64_MAX : 1500000000u - t * 1000000u;
+	for (unsigned e = 0; e < g->events; e++) {
+		r->totals[e] = (e + 2) * 1000000u * (t + 1);
+		r->enabled[e] = 1500000000u;
+		r->running[e] = kind == 1 ? 750000000u : kind == 2 && e == 1 ? 0 : 1500000000u;
+	}
+	for (unsigned e = 0; g->huge && e < g->events; e++)
+		r->totals[e] = UINT64_MAX, r->enabled[e] = UINT64_MAX, r->running[e] = 1;
+	if (g->huge)
+		r->cpu_ns = UINT64_MAX - 1, r->end_mono_ns = UINT64_MAX;
+	if (kind == 3)
+		strcpy(r->lost_reason, "EBADF: the program closed the counter");
+}
+
+static void threads(struct gen *g, uint32_t state)
+{
+	g->first_thread = g->len;
+	for (unsigned t = 0; t < g->threads; t++) {
+		struct rf_thread *r = add(g, sizeof(*r), RF_THREAD);
+
+		r->index = t, r->tid = 4242 + 1000 * g->id + t, r->is_main = t == 0, r->lazy = t == 2;
+		r->open_mask = open_mask(g, t);
+		r->nvalues = 1 + (uint32_t)__builtin_popcount(r->open_mask);
+		r->start_mono_ns = g->start_mono + t * 1000u;
+		snprintf(r->name, sizeof(r->name), t ? "worker-%u" : "app", t & 0xffffu);
+		r->state = RF_T_RUNNING, r->total_status = RF_TOTAL_NONE;
+		if (state != RF_RUNNING || t == 1) /* in a running process, thread 1 ended */
+			thread_totals(g, r, t);
+	}
+}
+
+/* ---- sites --------------------------------------------------------------- */
+
+static void site_values(struct rf_site *s, uint32_t mask, unsigned j, unsigned id)
+{
+	uint64_t k = (j + 1) * (id + 1), slot = 1;
+
+	s->calls = (10 + j) * (id + 1);
+	s->v[0] = (struct rf_stat){ (uint64_t)(1000 * k * TPN), (uint64_t)(750 * k * TPN),
+				    (uint64_t)(10 * k * TPN), (uint64_t)(200 * k * TPN) };
+	for (unsigned e = 0; e < RF_EVENTS_MAX; e++)
+		if (mask >> e & 1)
+			s->v[slot++] = (struct rf_stat){ (e + 2) * 100 * k, (e + 2) * 75 * k,
+							 (e + 2) * k, (e + 2) * 20 * k };
+}
+
+static void huge_values(struct rf_site *s)
+{
+	s->calls = UINT64_MAX - 1;
+	for (uint32_t i = 0; i < s->nvalues; i++)
+		s->v[i] = (struct rf_stat){ UINT64_MAX - 1, UINT64_MAX / 2 + 1, 1, UINT64_MAX - 1 };
+}
+
+static void sites(struct gen *g)
+{
+	g->first_site = g->len;
+	for (unsigned j = 0; j < g->rows; j++) {
+		unsigned t = j % g->threads, rest = j / g->threads;
+		uint32_t mask = open_mask(g, t), n = 1 + (uint32_t)__builtin_popcount(mask);
+		struct rf_site *s = add(g, rf_site_size(n), RF_SITE);
+
+		s->thread = t, s->nvalues = n;
+		s->region = 1 + rest % g->regions;
+		s->stack = (rest % g->regions + rest / g->regions * (g->regions + 1)) % g->stacks;
+		site_values(s, mask, j, g->id);
+		if (g->huge)
+			huge_values(s);
+		if ((long)j == g->undone)
+			s->r.done = 0;
+		if (j == 0 && g->partial)
+			s->seq = 7;
+		else
+			s->seq = 2 * (j + 1);
+	}
+}
+
+static void errors(struct gen *g)
+{
+	static const struct { uint32_t thread, kind, region, open, count; } e[] = {
+		{ 0, RF_ERR_END_MISMATCH, 2, 3, 2 }, { 1, RF_ERR_END_UNOPENED, 1, 0, 1 },
+		{ 0, RF_ERR_OPEN_AT_EXIT, 4, 0, 1 }, { 1, RF_ERR_REENTRANT, 0, 0, 5 } };
+
+	for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		struct rf_error *r;
+
+		if (e[i].thread >= g->threads || e[i].region > g->regions || e[i].open > g->regions)
+			continue;
+		r = add(g, sizeof(*r), RF_ERROR);
+		r->thread = e[i].thread, r->kind = e[i].kind, r->region = e[i].region;
+		r->open = e[i].open, r->count = e[i].count;
+	}
+}
+
+/* ---- damage --------------------------------------------------------------- */
+
+static void corrupt(struct gen *g, const char *what)
+{
+	struct rf_header *h = AT(g, 0);
+	struct rf_site *s = AT(g, g->first_site);
+	struct rf_record *first = AT(g, RF_HEADER_SIZE);
+
+	if (!strcmp(what, "bad-magic")) h->magic[0] = 'X';
+	else if (!strcmp(what, "version3")) h->version = 3;
+	else if (!strcmp(what, "header-size")) h->header_size = 512;
+	else if (!strcmp(what, "tail-unaligned")) h->tail -= 4;
+	else if (!strcmp(what, "tail-beyond")) h->tail += 4096;
+	else if (!strcmp(what, "state")) h->state = 9;
+	else if (!strcmp(what, "size0")) first->size = 0;
+	else if (!strcmp(what, "size-overflow")) first->size = 0xfffffff8u;
+	else if (!strcmp(what, "unknown-thread")) s->thread = 99;
+	else if (!strcmp(what, "unknown-name")) s->region = 999;
+	else if (!strcmp(what, "unknown-stack")) s->stack = 999;
+	else if (!strcmp(what, "nvalues")) s->nvalues--;
+	else if (!strcmp(what, "thread-mask")) ((struct rf_thread *)AT(g, g->first_thread))->nvalues = 7;
+	else if (!strcmp(what, "name-unterminated")) ((struct rf_name *)AT(g, g->first_name))->len = 200;
+	else if (!strcmp(what, "stack-frames")) ((struct rf_stack *)AT(g, g->first_stack))->nframes = 999;
+	else if (!strcmp(what, "event-index")) ((struct rf_event *)AT(g, g->first_event))->index = 6;
+	else die("unknown --corrupt ", what);
+}
+
+static void write_out(const struct gen *g, const char *path)
+{
+	size_t len = g->truncate >= 0 && (size_t)g->truncate < g->len ? (size_t)g->truncate : g->len;
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(g->buf, 1, len, f) != len || fclose(f) != 0)
+		die("cannot write ", path);
+}
+
+static void generate(struct gen *g, const char *out)
+{
+	uint32_t state = state_of(g->state);
+
+	if (g->threads < 1 || g->regions < 1 || g->stacks < 1 || g->events > RF_EVENTS_MAX ||
+	    g->depth + 1 > RF_FRAMES_MAX)
+		die("out of range: threads, regions, stacks >= 1; events <= 8; depth <= 64", "");
+	if (g->rows > (unsigned long long)g->threads * g->regions * g->stacks)
+		die("more rows than (thread, region, stack) combinations", "");
+	for (unsigned a = g->regions + 1, b = g->stacks; b;) { /* gcd: rows stay distinct */
+		unsigned t = a % b;
+		a = b, b = t;
+		if (!b && a != 1)
+			die("--regions + 1 and --stacks must be coprime", "");
+	}
+	header(g);
+	events(g);
+	module(g, 0, BASE0, "/nonexistent/app");
+	threads(g, state);
+	names(g);
+	stacks(g);
+	sites(g);
+	errors(g);
+	module(g, 1, BASE1, "/nonexistent/libwork.so"); /* dlopen()ed after the first sites */
+	((struct rf_header *)AT(g, 0))->tail = g->len;
+	if (g->corrupt)
+		corrupt(g, g->corrupt);
+	write_out(g, out);
+}
+
+/* ---- --append: a running process goes on ---------------------------------- */
+
+struct live {
+	struct rf_file f;
+	unsigned char *map;
+	size_t size;
+	int fd;
+	uint32_t max_name;
+	const struct rf_thread *t0;
+	struct rf_site *first;
+};
+
+static void live_scan(struct live *L)
+{
+	uint64_t off = 0;
+	const struct rf_record *r;
+	int bad;
+	char why[200];
+
+	if (rf_open_mem(L->map, L->size, &L->f, why, sizeof(why)) != 0)
+		die("not a report file: ", why);
+	while ((r = rf_next(&L->f, &off, &bad))) {
+		if (r->type == RF_NAME && ((const struct rf_name *)(const void *)r)->id > L->max_name)
+			L->max_name = ((const struct rf_name *)(const void *)r)->id;
+		if (r->type == RF_THREAD && !((const struct rf_thread *)(const void *)r)->index)
+			L->t0 = (const void *)r;
+		if (r->type == RF_SITE && !L->first)
+			L->first = (void *)(uintptr_t)r;
+	}
+	if (!L->t0 || !L->first)
+		die("no thread 0 or no site to go on from", "");
+}
+
+/* The writer's side of the protocol: body, done, then tail. */
+static void *live_add(struct live *L, uint64_t *tail, size_t size, uint16_t type)
+{
+	struct rf_record *r = (void *)(L->map + *tail);
+
+	memset(r, 0, size);
+	r->size = (uint32_t)size, r->type = type;
+	*tail += size;
+	return r;
+}
+
+static void publish(void *rec)
+{
+	__atomic_store_n(&((struct rf_record *)rec)->done, 1, __ATOMIC_RELEASE);
+}
+
+static void live_grow(struct live *L, size_t need)
+{
+	munmap(L->map, L->size);
+	L->size = (need + 4095) & ~(size_t)4095;
+	if (ftruncate(L->fd, (off_t)L->size) != 0)
+		die("cannot grow the file: ", strerror(errno));
+	L->map = mmap(NULL, L->size, PROT_READ | PROT_WRITE, MAP_SHARED, L->fd, 0);
+	if (L->map == MAP_FAILED)
+		die("cannot map: ", strerror(errno));
+}
+
+static void append(const char *path)
+{
+	struct live L = { .fd = open(path, O_RDWR) };
+	struct stat st;
+	struct rf_header *h;
+	struct rf_name *n;
+	struct rf_site *s;
+	uint64_t tail;
+
+	if (L.fd < 0 || fstat(L.fd, &st) != 0)
+		die("cannot open ", path);
+	L.size = (size_t)st.st_size;
+	L.map = mmap(NULL, L.size, PROT_READ | PROT_WRITE, MAP_SHARED, L.fd, 0);
+	if (L.map == MAP_FAILED)
+		die("cannot map ", path);
+	h = (void *)L.map;
+	tail = h->tail;
+	live_grow(&L, tail + 4096);
+	h = (void *)L.map;
+	live_scan(&L);
+	/* the first site: ten more calls, 2000 ticks, 1000 of every event */
+	rf_site_write_begin(L.first);
+	L.first->calls += 10;
+	L.first->v[0].incl += 2000;
+	for (uint32_t i = 1; i < L.first->nvalues; i++)
+		L.first->v[i].incl += 1000, L.first->v[i].excl += 1000;
+	rf_site_write_end(L.first);
+	n = live_add(&L, &tail, rf_align(offsetof(struct rf_name, text) + 5), RF_NAME);
+	n->id = L.max_name + 1, n->len = 4;
+	memcpy(n->text, "late", 5);
+	publish(n);
+	s = live_add(&L, &tail, rf_site_size(L.t0->nvalues), RF_SITE);
+	s->thread = 0, s->region = n->id, s->stack = 0, s->nvalues = L.t0->nvalues;
+	s->calls = 5;
+	for (uint32_t i = 1; i < s->nvalues; i++)
+		s->v[i] = (struct rf_stat){ 500, 500, 100, 100 };
+	publish(s);
+	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	munmap(L.map, L.size);
+	close(L.fd);
+}
+
+static void zero_build_ids(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct stat st;
+	unsigned char *map;
+	struct rf_file f;
+	const struct rf_record *r;
+	uint64_t off = 0;
+	int bad;
+	char why[200];
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		die("cannot open ", path);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED || rf_open_mem(map, (size_t)st.st_size, &f, why, sizeof(why)))
+		die("not a report file: ", path);
+	while ((r = rf_next(&f, &off, &bad)))
+		if (r->type == RF_MODULE)
+			strcpy(((struct rf_module *)(uintptr_t)r)->build_id, "00");
+	munmap(map, (size_t)st.st_size);
+	close(fd);
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static unsigned long num(const char *opt, const char *v)
+{
+	char *end;
+	unsigned long n = strtoul(v ? v : "", &end, 10);
+
+	if (!v || !*v || *end)
+		die("expected a number after ", opt);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g = { .rows = 40, .threads = 4, .events = 3, .regions = 5, .stacks = 5,
+			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1 };
+	const char *out = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(a, "--append")) { append(v ? v : ""); return 0; }
+		if (!strcmp(a, "--zero-build-ids")) { zero_build_ids(v ? v : ""); return 0; }
+		else if (!strcmp(a, "--rows")) g.rows = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--threads")) g.threads = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--events")) g.events = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--regions")) g.regions = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--stacks")) g.stacks = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--id")) g.id = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--first-region")) g.first_region = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
+		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
+		else if (!strcmp(a, "--undone")) g.undone = (long)num(a, v), i++;
+		else if (!strcmp(a, "--truncate")) g.truncate = (long)num(a, v), i++;
+		else if (!strcmp(a, "--state") && v) g.state = v, i++;
+		else if (!strcmp(a, "--corrupt") && v) g.corrupt = v, i++;
+		else if (!strcmp(a, "--partial")) g.partial = 1;
+		else if (!strcmp(a, "--dropped")) g.dropped = 1;
+		else if (!strcmp(a, "--huge")) g.huge = 1;
+		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
+		else if (a[0] == '-') die("unknown option ", a);
+		else out = a;
+	}
+	if (!out)
+		die("usage: gen_report [OPTIONS] OUT | gen_report --append FILE", "");
+	generate(&g, out);
+	free(g.buf);
+	return 0;
+}

@@ -1,0 +1,266 @@
+/* --format json: everything a report file holds, as one JSON document per
+ * file, shaped like the version-1 report (docs/report-format.md) so that
+ * tools written for it keep working: the same keys, plus what version 2
+ * adds (process state, drops, stack methods, partial rows). Wall times are
+ * converted from ticks to ns; a value that is not known is null. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_render.h"
+#include "symbolize.h"
+
+static void u64_or_null(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, "%" PRIu64, v);
+	else
+		fputs("null", out);
+}
+
+static void key_str(FILE *out, const char *sep, const char *key, const char *v)
+{
+	fprintf(out, "%s\"%s\": ", sep, key);
+	json_string(out, v);
+}
+
+static const char *state_word(const struct report *r)
+{
+	return r->state == RF_RUNNING ? (r->live ? "running" : "ended without exit") :
+	       r->state == RF_EXITED ? "exited" : r->state == RF_EXECED ? "exec" : "_exit";
+}
+
+static void export_process(FILE *out, const struct report *r)
+{
+	fprintf(out, "  \"process\": {\n    \"pid\": %" PRIu64 ", \"ppid\": %" PRIu64, r->pid,
+		r->ppid);
+	key_str(out, ", ", "host", r->host);
+	key_str(out, ", ", "executable", r->executable);
+	fputs(",\n    \"argv\": [", out);
+	for (size_t i = 0; i < r->argc; i++) {
+		fputs(i ? ", " : "", out);
+		json_string(out, r->argv[i]);
+	}
+	fprintf(out, "], \"argv_truncated\": %s,\n    \"forked\": %s, \"start_ns\": %" PRIu64
+		", \"end_ns\": ", r->argv_truncated ? "true" : "false", r->forked ? "true" : "false",
+		r->start_ns);
+	u64_or_null(out, r->has_end, r->end_ns);
+	fputs(", \"wall_ns\": ", out);
+	u64_or_null(out, r->has_wall, r->wall_ns);
+	key_str(out, ",\n    ", "state", state_word(r));
+	fprintf(out, ", \"live\": %s", r->live ? "true" : "false");
+	if (r->state == RF_EXECED)
+		key_str(out, ", ", "exec_target", r->exec_target);
+	key_str(out, ", ", "shim_version", r->shim_version);
+	fputs("\n  },\n", out);
+}
+
+static void export_head(FILE *out, const struct report *r)
+{
+	fputs("{\n  \"format\": \"pmcshim-report\",\n  \"version\": 2,\n", out);
+	key_str(out, "  ", "file", r->path);
+	fputs(",\n", out);
+	export_process(out, r);
+	fputs("  \"clock\": {", out);
+	key_str(out, "", "source", r->clock_source);
+	fputs(", \"ticks_per_us\": ", out);
+	if (r->ticks_per_ns > 0)
+		fprintf(out, "%.6g", r->ticks_per_ns * 1000);
+	else
+		fputs("null", out);
+	fprintf(out, "},\n  \"stack_depth\": %" PRIu32 ",\n  \"dropped\": {\"full\": %" PRIu64
+		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 "},\n", r->stack_depth,
+		r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY], r->dropped[RF_DROP_EARLY]);
+}
+
+static void export_events(FILE *out, const struct report *r)
+{
+	fputs("  \"events\": [", out);
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct rep_event *e = &r->ev[i];
+
+		key_str(out, i ? ",\n    {" : "\n    {", "name", e->name);
+		fprintf(out, ", \"type\": %" PRIu32 ", \"config\": \"0x%" PRIx64 "\", "
+			"\"exclude_kernel\": %s", e->type, e->config, e->exclude_kernel ? "true" :
+			"false");
+		key_str(out, ", ", "source", e->source);
+		if (e->reason)
+			key_str(out, ", ", "reason", e->reason);
+		fputs("}", out);
+	}
+	fputs(r->nev ? "\n  ],\n" : "],\n", out);
+}
+
+static void export_total(FILE *out, const struct rep_total *t)
+{
+	fputs("{\"value\": ", out);
+	u64_or_null(out, t->has_value, t->value);
+	if (t->has_times)
+		fprintf(out, ", \"enabled_ns\": %" PRIu64 ", \"running_ns\": %" PRIu64, t->enabled,
+			t->running);
+	if (t->has_scaled)
+		fprintf(out, ", \"scaled\": %" PRIu64, t->scaled);
+	key_str(out, ", ", "status", t->status);
+	fputs("}", out);
+}
+
+/* One value of a row: min and max only once a call has ended. */
+static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t calls)
+{
+	if (!ok) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"incl\": %" PRIu64 ", \"excl\": %" PRIu64 ", \"min\": ", s->incl, s->excl);
+	u64_or_null(out, calls > 0, s->min);
+	fputs(", \"max\": ", out);
+	u64_or_null(out, calls > 0, s->max);
+	fputs("}", out);
+}
+
+static void export_row(FILE *out, const struct report *r, const struct rep_thread *t,
+		       size_t j)
+{
+	const struct rf_site *s = rep_site(r, t, j);
+	struct rep_stat st;
+	bool ok;
+
+	key_str(out, "        {", "region", r->names[s->region]);
+	fprintf(out, ", \"stack\": %" PRIu32 ", \"calls\": %" PRIu64 ",\n         \"wall_ns\": ",
+		s->stack, s->calls);
+	ok = rep_value(r, t, s, -1, &st);
+	export_stat(out, ok, &st, s->calls);
+	fputs(", \"events\": [", out);
+	for (size_t e = 0; e < r->nev; e++) {
+		fputs(e ? ", " : "", out);
+		ok = rep_value(r, t, s, (int)e, &st);
+		export_stat(out, ok, &st, s->calls);
+	}
+	fprintf(out, "]%s}", rep_site_partial(s) ? ", \"partial\": true" : "");
+}
+
+static void export_thread(FILE *out, const struct report *r, const struct rep_thread *t)
+{
+	fprintf(out, "    {\n      \"tid\": %" PRIu64, t->tid);
+	key_str(out, ", ", "name", t->name);
+	fprintf(out, ", \"main\": %s", t->main ? "true" : "false");
+	key_str(out, ", ", "state", t->state);
+	key_str(out, ", ", "setup", t->setup);
+	fputs(",\n      \"wall_ns\": ", out);
+	u64_or_null(out, t->has_wall, t->wall_ns);
+	fputs(", \"cpu_ns\": ", out);
+	u64_or_null(out, t->has_cpu, t->cpu_ns);
+	if (*t->lost_reason)
+		key_str(out, ", ", "lost_reason", t->lost_reason);
+	fputs(",\n      \"totals\": [", out);
+	for (size_t e = 0; e < r->nev; e++) {
+		fputs(e ? ", " : "", out);
+		export_total(out, &t->totals[e]);
+	}
+	fputs("],\n      \"regions\": [", out);
+	for (size_t j = 0; j < t->nrows; j++) {
+		fputs(j ? ",\n" : "\n", out);
+		export_row(out, r, t, j);
+	}
+	fputs(t->nrows ? "\n      ]\n    }" : "]\n    }", out);
+}
+
+static void export_frame(FILE *out, const struct report *r, const struct rep_frame *f,
+			 struct symbolizer *sz)
+{
+	const struct rep_module *m = f->module < 0 ? NULL : &r->modules[f->module];
+	char sym[512];
+
+	fprintf(out, "{\"addr\": \"0x%" PRIx64 "\", \"module\": %" PRId64, f->addr,
+		m ? (int64_t)m->id : -1);
+	if (m)
+		fprintf(out, ", \"offset\": \"0x%" PRIx64 "\"", f->offset);
+	if (m && sz && symbolize_function(sz, m->path, m->build_id, f->offset, sym, sizeof(sym)))
+		key_str(out, ", ", "symbol", sym);
+	fputs("}", out);
+}
+
+static void export_stacks(FILE *out, const struct report *r, struct symbolizer *sz)
+{
+	bool first = true;
+
+	fputs("  \"stacks\": [", out);
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct rep_stack *s = &r->stacks[i];
+
+		if (!s->present)
+			continue;
+		fprintf(out, "%s    {\"id\": %zu", first ? "\n" : ",\n", i);
+		key_str(out, ", ", "method", rf_stack_method_name(s->method));
+		fputs(", \"frames\": [", out);
+		for (size_t k = 0; k < s->n; k++) {
+			fputs(k ? ",\n      " : "\n      ", out);
+			export_frame(out, r, &rep_frames(r)[s->first + k], sz);
+		}
+		fputs(s->n ? "\n    ]}" : "]}", out);
+		first = false;
+	}
+	fputs(first ? "],\n" : "\n  ],\n", out);
+}
+
+static void export_modules(FILE *out, const struct report *r)
+{
+	fputs("  \"modules\": [", out);
+	for (size_t i = 0; i < r->nmodules; i++) {
+		const struct rep_module *m = &r->modules[i];
+
+		fprintf(out, "%s    {\"id\": %" PRIu32, i ? ",\n" : "\n", m->id);
+		key_str(out, ", ", "path", m->path);
+		key_str(out, ", ", "build_id", m->build_id);
+		fprintf(out, ", \"base\": \"0x%" PRIx64 "\"}", m->base);
+	}
+	fputs(r->nmodules ? "\n  ],\n" : "],\n", out);
+}
+
+static void export_errors(FILE *out, const struct report *r)
+{
+	fputs("  \"errors\": [", out);
+	for (size_t i = 0; i < r->nerrors; i++) {
+		const struct rep_error *e = &r->errors[i];
+
+		key_str(out, i ? ",\n    {" : "\n    {", "kind", e->kind);
+		fprintf(out, ", \"tid\": %" PRIu64, e->tid);
+		key_str(out, ", ", "region", e->region);
+		if (e->open)
+			key_str(out, ", ", "open", e->open);
+		fprintf(out, ", \"count\": %" PRIu64 "}", e->count);
+	}
+	fputs(r->nerrors ? "\n  ]\n" : "]\n", out);
+}
+
+static void export_file(FILE *out, const struct report *r, struct symbolizer *sz)
+{
+	export_head(out, r);
+	export_events(out, r);
+	fputs("  \"threads\": [", out);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		export_thread(out, r, &r->threads[i]);
+	}
+	fputs(r->nthreads ? "\n  ],\n" : "],\n", out);
+	export_stacks(out, r, sz);
+	export_modules(out, r);
+	export_errors(out, r);
+	fputs("}", out);
+}
+
+void render_export(FILE *out, struct model *m)
+{
+	struct symbolizer *sz = m->o->symbolize ? symbolizer_new() : NULL;
+
+	if (m->nfiles > 1)
+		fputs("[\n", out);
+	for (size_t f = 0; f < m->nfiles; f++) {
+		export_file(out, m->files[f], sz);
+		fputs(f + 1 < m->nfiles ? ",\n" : "\n", out);
+	}
+	if (m->nfiles > 1)
+		fputs("]\n", out);
+	if (sz)
+		symbolizer_free(sz);
+}
