@@ -61,7 +61,7 @@ static void test_threads_exact_counts(void)
 	      r.status, r.out, SHOW);
 	CHECK(r.nreports == 1, "%d reports", r.nreports);
 	rep = r.report[0];
-	CHECK(strcmp(str(rep, "format"), "pmcshim-report") == 0 && num(rep, "version") == 1, "format");
+	CHECK(strcmp(str(rep, "format"), "pmcshim-report") == 0 && num(rep, "version") == 2, "format");
 	CHECK(json_array_size(json_object_get(rep, "threads")) == 9, "9 threads");
 	CHECK(rep_calls(rep, NULL, "work") == 80, "work %lld", rep_calls(rep, NULL, "work"));
 	CHECK(rep_calls(rep, NULL, "inner") == 240, "inner");
@@ -397,7 +397,7 @@ static void test_thread_exit_paths(void)
 		CHECK(rep_calls(rep, t, "thread-work") == 1, "%s work counted", names[i]);
 	}
 	t = rep_thread_named(rep, "runner");
-	CHECK(t && strcmp(str(t, "state"), "running") == 0, "runner still running at exit");
+	CHECK(t && strcmp(str(t, "state"), "snapshot") == 0, "runner still running at exit: a snapshot");
 	CHECK(rep_calls(rep, t, "busy") > 0, "runner's regions reported");
 	e = error_entry(rep, "open-at-exit", "cancelled");
 	CHECK(e && num(e, "tid") == num(rep_thread_named(rep, "by-cancel"), "tid"),

@@ -179,6 +179,7 @@ static void test_counter_read_falls_back(void)
 	CHECK(st[0].source == SOURCE_READ, "task-clock must be a read() event");
 	setup(0, 123, 48, 0);			/* refuses: index 0 */
 	c.page[0] = c.page[1] = &page;
+	c.upage[0] = c.upage[1] = &page;
 	c.all_user = 1;
 	counters_read(&c, v);
 	for (volatile int i = 0; i < 3000000; i++)
@@ -188,13 +189,33 @@ static void test_counter_read_falls_back(void)
 	      (unsigned long long)w[0]);
 	CHECK(!c.broken, "group read failed");
 	c.page[0] = c.page[1] = NULL;
+	c.upage[0] = c.upage[1] = NULL;
 	counters_close(&c);
 	CHECK(c.nopen == 0 && c.fd[0] == -1, "closed");
+}
+
+/* The marker's one-pass read agrees with the full protocol, and says
+ * "take the full protocol" whenever the page is not settled. */
+static void test_fast_read(void)
+{
+	uint64_t full = 0, fast = 0;
+
+	setup(3, -5, 48, (1ull << 48) - 2);	/* raw -2 at 48 bits, offset -5 */
+	CHECK(selfread(&page, fake_pmc, &full), "full protocol reads");
+	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 1 && fast == full,
+	      "fast %llu vs full %llu", (unsigned long long)fast, (unsigned long long)full);
+	CHECK(full == (uint64_t)-7, "value -7 as unsigned: %llu", (unsigned long long)full);
+	page.lock++;				/* writer mid-update */
+	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 0, "odd lock: fall back");
+	page.lock++;
+	page.index = 0;
+	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 0, "index 0: fall back");
 }
 
 int main(void)
 {
 	RUN(test_offset_plus_counter);
+	RUN(test_fast_read);
 	RUN(test_index_zero_means_fallback);
 	RUN(test_cap_off_means_fallback);
 	RUN(test_sign_extension_at_width);
