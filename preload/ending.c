@@ -154,8 +154,12 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* execl, execlp, execle: gather the list, then the vector forms above. */
-static int gather(const char *arg0, va_list ap, char **argv, char ***envp)
+enum list_form { LIST_PATH, LIST_SEARCH, LIST_ENV };
+
+static int exec_list(enum list_form form, const char *file, const char *arg0, va_list ap)
 {
+	char *argv[ARGS_MAX + 1];
+	char **envp = NULL;
 	int n = 0;
 
 	argv[n++] = (char *)arg0;
@@ -164,44 +168,42 @@ static int gather(const char *arg0, va_list ap, char **argv, char ***envp)
 	if (n == ARGS_MAX)
 		return errno = E2BIG, -1;
 	argv[n] = NULL;
-	if (envp)
-		*envp = va_arg(ap, char **);
-	return 0;
+	if (form == LIST_ENV)
+		envp = va_arg(ap, char **);
+	if (form == LIST_SEARCH)
+		return execvp(file, argv);
+	return form == LIST_ENV ? execve(file, argv, envp) : execv(file, argv);
 }
 
 EXPORT int execl(const char *path, const char *arg, ...)
 {
-	char *argv[ARGS_MAX + 1];
 	va_list ap;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(arg, ap, argv, NULL);
+	rc = exec_list(LIST_PATH, path, arg, ap);
 	va_end(ap);
-	return rc ? rc : execv(path, argv);
+	return rc;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
-	char *argv[ARGS_MAX + 1];
 	va_list ap;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(arg, ap, argv, NULL);
+	rc = exec_list(LIST_SEARCH, file, arg, ap);
 	va_end(ap);
-	return rc ? rc : execvp(file, argv);
+	return rc;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *argv[ARGS_MAX + 1];
-	char **envp = NULL;
 	va_list ap;
 	int rc;
 
 	va_start(ap, arg);
-	rc = gather(arg, ap, argv, &envp);
+	rc = exec_list(LIST_ENV, path, arg, ap);
 	va_end(ap);
-	return rc ? rc : execve(path, argv, envp);
+	return rc;
 }

@@ -11,11 +11,9 @@
 
 static struct arena arena;
 static int oom;			/* uthash could not add (out of memory) */
-#define uthash_malloc(sz) arena_alloc(&arena, sz)
-#define uthash_free(ptr, sz) ((void)0)
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(obj) (oom = 1)
-#include <uthash.h>
+#define HASH_ARENA (&arena)
+#define HASH_OOM oom
+#include "arena_hash.h"
 
 struct name {
 	UT_hash_handle hh;

@@ -3,15 +3,12 @@
  * nothing: a cached site, a frame in a preallocated array, a few adds. */
 #include <string.h>
 
-#include "arena.h"
-
 /* uthash takes its memory from the thread's arena (no malloc). */
 static __thread struct arena *hash_arena;
 static __thread int hash_oom;
-#define uthash_malloc(sz) arena_alloc(hash_arena, sz)
-#define uthash_free(ptr, sz) ((void)0)
-#define HASH_NONFATAL_OOM 1
-#define uthash_nonfatal_oom(obj) (hash_oom = 1)
+#define HASH_ARENA hash_arena
+#define HASH_OOM hash_oom
+#include "arena_hash.h"
 
 #include "regions.h"
 

@@ -37,30 +37,28 @@ static void on_alarm(int sig)
 	exit(0);
 }
 
+static void spin_round(void)
+{
+	PMCSHIM_BEGIN("spin");
+	PMCSHIM_BEGIN("inner");
+	PMCSHIM_END("inner");
+	PMCSHIM_END("spin");
+	pmcshim_begin_name("dynamic");
+	pmcshim_end_name("dynamic");
+}
+
 /* Markers until SIGALRM's handler calls exit() in the middle of one. */
 static void exit_from_handler(void)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 2000 } };
 
 	/* every site exists and has calls before the timer can fire */
-	for (int i = 0; i < 100; i++) {
-		PMCSHIM_BEGIN("spin");
-		PMCSHIM_BEGIN("inner");
-		PMCSHIM_END("inner");
-		PMCSHIM_END("spin");
-		pmcshim_begin_name("dynamic");
-		pmcshim_end_name("dynamic");
-	}
+	for (int i = 0; i < 100; i++)
+		spin_round();
 	signal(SIGALRM, on_alarm);
 	setitimer(ITIMER_REAL, &it, NULL);
-	for (;;) {
-		PMCSHIM_BEGIN("spin");
-		PMCSHIM_BEGIN("inner");
-		PMCSHIM_END("inner");
-		PMCSHIM_END("spin");
-		pmcshim_begin_name("dynamic");
-		pmcshim_end_name("dynamic");
-	}
+	for (;;)
+		spin_round();
 }
 
 static void daemon_loop(void)
