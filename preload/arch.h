@@ -12,11 +12,20 @@
 #define ARCH_USER_READ_NAME "rdpmc"
 #define ARCH_HAS_USER_PMC 1
 
+#define ARCH_BARRIER_NAME "lfence"
+
 static inline uint64_t arch_ticks(void)
 {
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Keeps the work before and after a counter read on its own side of it
+ * (PMCSHIM_SERIALIZE): lfence waits for every earlier instruction. */
+static inline void arch_barrier(void)
+{
+	__asm__ __volatile__("lfence" ::: "memory");
 }
 
 /* idx is the perf mmap page's index field minus one. */
@@ -33,11 +42,19 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #define ARCH_USER_READ_NAME "mrs"
 #define ARCH_HAS_USER_PMC 1
 
+#define ARCH_BARRIER_NAME "isb"
+
 static inline uint64_t arch_ticks(void)
 {
 	uint64_t v;
 	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
 	return v;
+}
+
+/* PMCSHIM_SERIALIZE: isb completes every earlier instruction first. */
+static inline void arch_barrier(void)
+{
+	__asm__ __volatile__("isb" ::: "memory");
 }
 
 /* Indices follow the arm64 perf driver: 32 is the cycle counter,
@@ -79,6 +96,12 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #else
 
 #define ARCH_TICKS_NAME "clock_monotonic"
+#define ARCH_BARRIER_NAME "none"
+
+static inline void arch_barrier(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 #define ARCH_USER_READ_NAME ""
 #define ARCH_HAS_USER_PMC 0
 

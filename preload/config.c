@@ -1,4 +1,5 @@
-/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_OUTPUT, PMCSHIM_QUIET. */
+/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_OUTPUT, PMCSHIM_QUIET,
+ * PMCSHIM_SERIALIZE. */
 #include "config.h"
 
 #include <errno.h>
@@ -69,6 +70,7 @@ void config_load(struct config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->quiet = parse_flag("PMCSHIM_QUIET");
+	c->serialize = parse_flag("PMCSHIM_SERIALIZE");
 	log_set_quiet(c->quiet);
 	load_events(c);
 	load_depth(c);

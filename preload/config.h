@@ -16,6 +16,7 @@ struct config {
 	struct event_list events;
 	int stack_depth;	/* frames above the call site */
 	int quiet;
+	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
 	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
 };
 

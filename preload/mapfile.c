@@ -357,6 +357,10 @@ static void fill_header(const struct mapfile_process *p)
 	set_identity(h);
 	copy(h->clock_source, sizeof(h->clock_source), ARCH_TICKS_NAME);
 	copy(h->user_read, sizeof(h->user_read), ARCH_USER_READ_NAME);
+	if (p->serialize) {
+		h->flags |= RF_SERIALIZED;
+		copy(h->barrier, sizeof(h->barrier), ARCH_BARRIER_NAME);
+	}
 	copy(h->shim_version, sizeof(h->shim_version), PMCSHIM_VERSION);
 	copy(h->executable, sizeof(h->executable), p->exe_name);
 	set_argv(h, p->argc, p->argv);

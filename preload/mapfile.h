@@ -15,6 +15,7 @@ struct mapfile_process {
 	int argc;
 	char **argv;
 	int stack_depth;
+	int serialize;
 };
 
 /* Create and map the file named by the configured output (a pattern, or

@@ -56,10 +56,20 @@ void regions_release(struct region_state *rs)
 	memset(rs->cache, 0, sizeof(rs->cache));
 }
 
-static inline void read_values(struct counters *c, uint64_t *v)
+static inline void read_values(const struct region_state *rs, struct counters *c,
+			       uint64_t *v)
 {
+	if (unlikely(rs->serialize))
+		arch_barrier();
 	v[0] = arch_ticks();
 	counters_read(c, v + 1);
+	if (unlikely(rs->serialize))
+		arch_barrier();
+}
+
+void regions_serialize(struct region_state *rs, int on)
+{
+	rs->serialize = on;
 }
 
 static inline uint32_t key_hash(const uintptr_t *key, size_t words)
@@ -225,7 +235,7 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
 	memset(f->child, 0, sizeof(f->child));	/* fixed size: inline stores */
-	read_values(c, f->start);
+	read_values(rs, c, f->start);
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent. */
@@ -283,7 +293,7 @@ void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
 	uint64_t now[VALUES_MAX];	/* read_values fills the first nv */
 
-	read_values(c, now);
+	read_values(rs, c, now);
 	if (unlikely(rs->overflow)) {
 		rs->overflow--;
 		return;
@@ -336,6 +346,6 @@ void regions_after_fork(struct region_state *rs, struct counters *c)
 	for (uint32_t k = 0; k < rs->nframes; k++) {
 		memset(rs->frames[k].start, 0, sizeof(rs->frames[k].start));
 		memset(rs->frames[k].child, 0, sizeof(rs->frames[k].child));
-		read_values(c, rs->frames[k].start);
+		read_values(rs, c, rs->frames[k].start);
 	}
 }

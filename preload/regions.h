@@ -50,6 +50,7 @@ struct region_state {
 	struct arena arena;		/* sites, frames, index: freed at thread end */
 	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
+	int serialize;			/* barriers around the reads */
 	int depth;			/* frames above the call site */
 	struct frame *frames;
 	uint32_t nframes, frames_cap;
@@ -65,6 +66,8 @@ struct region_state {
 /* nvalues: 1 (wall time) + the events open in this thread; thread: its
  * rf_thread.index. */
 void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread);
+/* PMCSHIM_SERIALIZE: a barrier before and after each marker's reads. */
+void regions_serialize(struct region_state *rs, int on);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);

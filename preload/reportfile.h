@@ -78,6 +78,7 @@ struct rf_header {
 	uint64_t dropped[RF_DROP_KINDS];	/* enum rf_drop; relaxed atomics */
 	char clock_source[16];		/* "rdtsc", "cntvct", ... */
 	char user_read[16];		/* how RF_SOURCE_USER reads: "rdpmc", "mrs" */
+	char barrier[16];		/* RF_SERIALIZED: the barrier, "lfence", "isb" */
 	char shim_version[32];
 	char host[64];
 	char executable[256];		/* the program's base name */

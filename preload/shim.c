@@ -291,7 +291,8 @@ static void shim_setup(int argc, char **argv)
 	config_load(&config);
 	clock_start();
 	set_exe_name();
-	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth };
+	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,
+				      config.serialize };
 	if (mapfile_create(&config, &p) != 0) {
 		errno = saved;
 		return;

@@ -124,6 +124,7 @@ static struct thread_state *setup(int lazy, int first)
 		return NULL;
 	}
 	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
+	regions_serialize(&t->rs, config->serialize);
 	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);

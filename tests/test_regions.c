@@ -190,7 +190,7 @@ static void test_name_cache(void)
 static int make_file(void)
 {
 	static struct config cfg;
-	struct mapfile_process p = { "test_regions", 0, NULL, 0 };
+	struct mapfile_process p = { "test_regions", 0, NULL, 0, 0 };
 
 	snprintf(cfg.output, sizeof(cfg.output), "build/tmp/test_regions-%%p.pmc");
 	return mapfile_create(&cfg, &p);

@@ -82,12 +82,17 @@ $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -o $@ $< -ldl
 
 bench: all $(B)/bench-markers
+	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
-	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x PMCSHIM_STACK_DEPTH=0 \
+	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
-	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x PMCSHIM_STACK_DEPTH=8 \
+	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@rm -rf $(B)/tmp/bench
 
 .PHONY: bench
 

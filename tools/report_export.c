@@ -52,6 +52,9 @@ static void export_process(FILE *out, const struct report *r)
 	if (r->state == RF_EXECED)
 		key_str(out, ", ", "exec_target", r->exec_target);
 	key_str(out, ", ", "shim_version", r->shim_version);
+	fprintf(out, ", \"serialized\": %s", r->serialized ? "true" : "false");
+	if (r->serialized)
+		key_str(out, ", ", "barrier", r->barrier);
 	fputs("\n  },\n", out);
 }
 

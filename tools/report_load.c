@@ -127,6 +127,7 @@ static bool load_header(struct ld *L)
 	r->state_text = state_text(r, h);
 	r->pid = h->pid, r->ppid = h->ppid, r->has_ppid = true;
 	r->forked = h->flags & RF_FORKED, r->full = h->flags & RF_FULL;
+	r->serialized = h->flags & RF_SERIALIZED, r->barrier = FIELD(r, h->barrier);
 	r->start_ns = h->start_real_ns;
 	r->has_end = r->state != RF_RUNNING;
 	r->end_ns = r->has_end ? h->end_real_ns : 0;

@@ -84,9 +84,11 @@ struct report {
 	const char *state_text;		/* "running", "exited", "exec'd PATH", ... */
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
+	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
 	double ticks_per_ns;		/* 0: wall times unknown */
 	double ns_per_tick;		/* its inverse, or 0 */
 	const char *host, *executable, *exec_target, *shim_version, *clock_source;
+	const char *barrier;		/* with serialized: "lfence", "isb" */
 	const char *user_read;
 	size_t argc;
 	const char **argv;

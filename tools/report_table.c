@@ -246,7 +246,9 @@ static void print_file(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nev; i++)
 		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
 			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
-	fprintf(out, "%s\n", r->nev ? "" : " none");
+	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
+		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
+		r->serialized ? ")" : "");
 	print_file_notes(out, r);
 }
 
