@@ -234,6 +234,7 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	f->site = s;
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
+	f->children = 0;
 	memset(f->child, 0, sizeof(f->child));	/* fixed size: inline stores */
 	read_values(rs, c, f->start);
 }
@@ -247,6 +248,9 @@ static void close_top(struct region_state *rs, const uint64_t *now)
 
 	rf_site_write_begin(s);
 	add(&s->calls, 1);
+	add(&s->child_calls, f->children);
+	if (parent)
+		parent->children++;
 	for (int i = 0; i < rs->nv; i++) {
 		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
@@ -329,6 +333,7 @@ void regions_finish(struct region_state *rs)
 static void zero_site(struct rf_site *s)
 {
 	s->calls = 0;
+	s->child_calls = 0;
 	for (uint32_t i = 0; i < s->nvalues; i++)
 		s->v[i] = (struct rf_stat){ 0, 0, UINT64_MAX, 0 };
 }

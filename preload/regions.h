@@ -30,6 +30,7 @@ struct frame {
 	struct site *site;
 	uint32_t region;
 	uint32_t outer;			/* outermost open activation of region */
+	uint64_t children;		/* pairs closed directly inside */
 	uint64_t start[VALUES_MAX];
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 };

@@ -140,6 +140,14 @@ const struct rf_record *rf_next(const struct rf_file *f, uint64_t *off, int *bad
 
 int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, uint32_t max)
 {
+	uint64_t children;
+
+	return rf_site_read_children(s, calls, &children, out, max);
+}
+
+int rf_site_read_children(const struct rf_site *s, uint64_t *calls, uint64_t *child_calls,
+			  struct rf_stat *out, uint32_t max)
+{
 	uint32_t n = s->nvalues < max ? s->nvalues : max;
 
 	/* A writer preempted mid-update holds the count odd for a time slice
@@ -155,6 +163,7 @@ int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, 
 			continue;
 		}
 		*calls = __atomic_load_n(&s->calls, __ATOMIC_RELAXED);
+		*child_calls = __atomic_load_n(&s->child_calls, __ATOMIC_RELAXED);
 		for (uint32_t i = 0; i < n; i++) {
 			out[i].incl = __atomic_load_n(&s->v[i].incl, __ATOMIC_RELAXED);
 			out[i].excl = __atomic_load_n(&s->v[i].excl, __ATOMIC_RELAXED);
@@ -167,6 +176,7 @@ int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, 
 	}
 	/* The writer never finished: its process died inside a marker. */
 	*calls = s->calls;
+	*child_calls = s->child_calls;
 	memcpy(out, s->v, n * sizeof(*out));
 	return 0;
 }

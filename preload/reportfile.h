@@ -149,6 +149,14 @@ struct rf_thread {
 	uint64_t end_mono_ns;
 	uint64_t cpu_ns;		/* UINT64_MAX: unknown */
 	uint64_t totals[RF_EVENTS_MAX], enabled[RF_EVENTS_MAX], running[RF_EVENTS_MAX];
+	/* The markers' own cost, per value (wall ticks, then each open event
+	 * as in the sites), measured at setup; calib_calls 0: not measured.
+	 * in: what an empty region reports per call (the tail of its begin,
+	 * the head of its end); child: what one child pair adds to its
+	 * parent's exclusive value beyond that. Written before the record is
+	 * published. */
+	uint64_t calib_calls;
+	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	char name[16];
 	char lost_reason[64];
 };
@@ -201,6 +209,7 @@ struct rf_site {
 	uint32_t seq;
 	uint32_t pad;
 	uint64_t calls;
+	uint64_t child_calls;		/* pairs closed directly inside its calls */
 	struct rf_stat v[];		/* nvalues */
 };
 
@@ -279,6 +288,9 @@ const struct rf_record *rf_next(const struct rf_file *f, uint64_t *off, int *bad
  * Returns 1, or 0 when the writer left it mid-update (its process died
  * inside a marker): out then holds the values as they are. */
 int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, uint32_t max);
+/* The same, with the site's child_calls. */
+int rf_site_read_children(const struct rf_site *s, uint64_t *calls, uint64_t *child_calls,
+			  struct rf_stat *out, uint32_t max);
 
 /* How the process stands: its state, and for RF_RUNNING whether it still
  * runs (same boot, pid alive with the same start time). */

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate.h"
 #include "clock.h"
 #include "guard.h"
 #include "mapfile.h"
@@ -34,6 +35,7 @@ static pthread_key_t key;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_state *registry;
 static uint32_t next_index;
+static struct calibration calib;	/* measured once, on the main thread */
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 			 void *(*)(void *), void *);
@@ -84,6 +86,17 @@ static uint32_t open_mask(const struct counters *c)
 	return mask;
 }
 
+/* Every thread runs the same marker code: the main thread's calibration
+ * holds for all of them. */
+static void store_calibration(struct rf_thread *r)
+{
+	if (!calib.calls)
+		return;
+	memcpy(r->calib_in, calib.in, sizeof(r->calib_in));
+	memcpy(r->calib_child, calib.child, sizeof(r->calib_child));
+	__atomic_store_n(&r->calib_calls, calib.calls, __ATOMIC_RELEASE);
+}
+
 static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 {
 	struct rf_thread *r = mapfile_append(RF_THREAD, sizeof(*r));
@@ -99,6 +112,7 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
 	r->state = RF_T_RUNNING;
+	store_calibration(r);
 	mapfile_publish(r);
 	return r;
 }
@@ -287,6 +301,14 @@ void threads_init(const struct config *cfg, struct event_status *st)
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
+void threads_calibrate(void)
+{
+	struct thread_state *t = threads_tls;
+
+	if (t && calibrate_run(t->rec->index, &calib) == 0)
+		store_calibration(t->rec);
+}
+
 struct thread_state *threads_setup_lazy(void)
 {
 	if (tls_phase != TLS_NONE || !__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
@@ -338,6 +360,7 @@ static void reset_own_record(struct thread_state *t)
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
 	r->state = RF_T_RUNNING;
+	store_calibration(r);
 }
 
 /* In a fork child only the forking thread exists, and the counters it

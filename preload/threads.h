@@ -31,6 +31,9 @@ extern __thread struct thread_state *threads_tls;
 /* Constructor: remember the settings and set up the main thread, which
  * fills status (what each event can do in this process). */
 void threads_init(const struct config *cfg, struct event_status *status);
+/* Measure the markers' own cost on the calling (main) thread, markers
+ * active and the guard free; every thread record carries it. */
+void threads_calibrate(void);
 /* First marker of a thread not seen starting (guard held). NULL once it
  * finished, while it is being set up, or before threads_init. */
 struct thread_state *threads_setup_lazy(void);

@@ -1,8 +1,8 @@
 /* rfdump FILE: every record of a report file, one line each, as the
  * shim's tests check them (the user's reader is tools/pmcshim-report).
  *   process STATE LIVENESS pid=N flags=N dropped=FULL,BUSY,EARLY target=T
- *   thread INDEX tid=N state=S totals=S cpu=N nvalues=N
- *   site THREAD REGION stack=N calls=N wall=INCL[,EVENT_INCL...] partial=0|1
+ *   thread INDEX tid=N state=S totals=S cpu=N nvalues=N lost=yes|no calib=IN+CHILD,...
+ *   site THREAD REGION stack=N calls=N children=N wall=INCL[,EVENT_INCL...] partial=0|1
  *   error THREAD KIND REGION count=N
  *   stack ID method=M frames=N
  *   module ID PATH */
@@ -19,9 +19,10 @@ static void print_site(const struct rf_site *s)
 	uint64_t calls;
 	int whole = rf_site_read(s, &calls, v, RF_EVENTS_MAX + 1);
 
-	printf("site %u %s stack=%u calls=%llu wall=%llu", s->thread,
+	printf("site %u %s stack=%u calls=%llu children=%llu wall=%llu", s->thread,
 	       s->region < (1 << 16) && names[s->region] ? names[s->region] : "?", s->stack,
-	       (unsigned long long)calls, (unsigned long long)v[0].incl);
+	       (unsigned long long)calls, (unsigned long long)s->child_calls,
+	       (unsigned long long)v[0].incl);
 	for (uint32_t i = 1; i < s->nvalues && i <= RF_EVENTS_MAX; i++)
 		printf(",%llu", (unsigned long long)v[i].incl);
 	printf(" partial=%d\n", !whole);
@@ -38,10 +39,14 @@ static void print_record(const struct rf_file *f, const struct rf_record *r)
 	}
 	case RF_THREAD: {
 		const struct rf_thread *t = (const void *)r;
-		printf("thread %u tid=%u state=%u totals=%u cpu=%lld nvalues=%u lost=%s\n", t->index,
-		       t->tid, rf_thread_state(t), t->total_status,
+		printf("thread %u tid=%u state=%u totals=%u cpu=%lld nvalues=%u lost=%s calib=",
+		       t->index, t->tid, rf_thread_state(t), t->total_status,
 		       t->cpu_ns == UINT64_MAX ? -1LL : (long long)t->cpu_ns, t->nvalues,
 		       t->lost_reason[0] ? "yes" : "no");
+		for (uint32_t i = 0; t->calib_calls && i < t->nvalues && i <= RF_EVENTS_MAX; i++)
+			printf("%s%llu+%llu", i ? "," : "", (unsigned long long)t->calib_in[i],
+			       (unsigned long long)t->calib_child[i]);
+		printf("%s\n", t->calib_calls ? "" : "none");
 		break;
 	}
 	case RF_SITE:

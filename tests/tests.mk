@@ -17,7 +17,7 @@ $(B)/tests/apps:
 
 # Unit tests link the modules, not the entry points (constructor,
 # interposed pthread_create).
-UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o \
+UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o $(B)/shim/calibrate.o \
 	$(B)/shim/ending.o,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
