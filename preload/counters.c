@@ -223,6 +223,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	}
 	if (c->nopen == 0)
 		c->all_user = 0;
+	c->multiplexed = c->ngroups > 1;
 	for (int k = 0; c->all_user && k < c->nopen; k++) {
 		c->upage[k] = c->page[c->open[k]];
 		c->shift[k] = 64u - (c->upage[k]->pmc_width ? c->upage[k]->pmc_width : 64u);
@@ -292,6 +293,17 @@ static void take_compact(void *arg, int i, const uint64_t *buf)
 	t->vals[t->c->value[i]] = buf[3 + t->c->slot[i]];
 }
 
+/* Markers of a multiplexed thread: compact, with the times. */
+static void take_timed(void *arg, int i, const uint64_t *buf)
+{
+	struct totals *t = arg;
+	int k = t->c->value[i];
+
+	t->vals[k] = buf[3 + t->c->slot[i]];
+	t->enabled[k] = buf[1];
+	t->running[k] = buf[2];
+}
+
 /* Report: by event index, with the times. */
 static void take_value(void *arg, int i, const uint64_t *buf)
 {
@@ -323,6 +335,20 @@ void counters_read_group(struct counters *c, uint64_t *vals)
 		return;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
+}
+
+void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
+			 uint64_t *running)
+{
+	struct totals t = { c, vals, enabled, running };
+
+	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) &&
+	    read_groups(c, take_timed, &t) == 0)
+		return;
+	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
+	memset(enabled, 0, (size_t)c->nopen * sizeof(*enabled));
+	memset(running, 0, (size_t)c->nopen * sizeof(*running));
 }
 
 int counters_read_totals(struct counters *c, uint64_t *vals,

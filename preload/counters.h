@@ -33,6 +33,7 @@ struct counters {
 	int ngroups;
 	int all_user;			/* every open event is user-readable */
 	int broken;			/* a read failed; stop reading */
+	int multiplexed;		/* more than one group: they take turns */
 	int leader[EVENTS_MAX];		/* fd of each group's leader */
 	int size[EVENTS_MAX];		/* events in each group */
 	int fd[EVENTS_MAX];		/* -1 where unavailable */
@@ -61,6 +62,11 @@ void counters_read_group(struct counters *c, uint64_t *vals);
  * when nothing could be read. */
 int counters_read_totals(struct counters *c, uint64_t *vals,
 			 uint64_t *enabled, uint64_t *running);
+
+/* Multiplexed groups: the values with each one's enabled and running
+ * time (ns), by position among open events; one read() per group. */
+void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
+			 uint64_t *running);
 
 /* Slow path of counters_read: the full protocol per event, else read(). */
 void counters_read_slow(struct counters *c, uint64_t *vals);

@@ -56,13 +56,17 @@ void regions_release(struct region_state *rs)
 	memset(rs->cache, 0, sizeof(rs->cache));
 }
 
+/* The values now (times too, where the thread keeps coverage). */
 static inline void read_values(const struct region_state *rs, struct counters *c,
-			       uint64_t *v)
+			       uint64_t *v, struct frame_times *t)
 {
 	if (unlikely(rs->serialize))
 		arch_barrier();
 	v[0] = arch_ticks();
-	counters_read(c, v + 1);
+	if (unlikely(rs->coverage))
+		counters_read_times(c, v + 1, t->enabled + 1, t->running + 1);
+	else
+		counters_read(c, v + 1);
 	if (unlikely(rs->serialize))
 		arch_barrier();
 }
@@ -70,6 +74,21 @@ static inline void read_values(const struct region_state *rs, struct counters *c
 void regions_serialize(struct region_state *rs, int on)
 {
 	rs->serialize = on;
+}
+
+void regions_coverage(struct region_state *rs, int on)
+{
+	rs->coverage = on;
+}
+
+/* Coverage: the time each event's group was enabled and counting. */
+static void charge_times(const struct region_state *rs, struct rf_site *s,
+			 const struct frame *f, const struct frame_times *now)
+{
+	for (int i = 1; i < rs->nv; i++) {
+		add(&s->v[i].enabled, now->enabled[i] - f->times.enabled[i]);
+		add(&s->v[i].running, now->running[i] - f->times.running[i]);
+	}
 }
 
 static inline uint32_t key_hash(const uintptr_t *key, size_t words)
@@ -236,11 +255,12 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	f->outer = rs->active[id]++ == 0;
 	f->children = 0;
 	memset(f->child, 0, sizeof(f->child));	/* fixed size: inline stores */
-	read_values(rs, c, f->start);
+	read_values(rs, c, f->start, &f->times);
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent. */
-static void close_top(struct region_state *rs, const uint64_t *now)
+static void close_top(struct region_state *rs, const uint64_t *now,
+		      const struct frame_times *times)
 {
 	struct frame *f = &rs->frames[--rs->nframes];
 	struct frame *parent = rs->nframes ? f - 1 : NULL;
@@ -264,6 +284,8 @@ static void close_top(struct region_state *rs, const uint64_t *now)
 		if (parent)
 			parent->child[i] += d;
 	}
+	if (unlikely(rs->coverage))
+		charge_times(rs, s, f, times);
 	rf_site_write_end(s);
 	rs->active[f->region]--;
 }
@@ -276,7 +298,8 @@ static void drop_top(struct region_state *rs)
 	rs->active[f->region]--;
 }
 
-static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t *now)
+static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t *now,
+			   const struct frame_times *times)
 {
 	uint32_t k = rs->nframes;
 
@@ -290,22 +313,23 @@ static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t 
 			     rs->frames[rs->nframes - 1].region, 1);
 	while (rs->nframes > k)
 		drop_top(rs);
-	close_top(rs, now);
+	close_top(rs, now, times);
 }
 
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
 	uint64_t now[VALUES_MAX];	/* read_values fills the first nv */
+	struct frame_times times;	/* and these with coverage */
 
-	read_values(rs, c, now);
+	read_values(rs, c, now, &times);
 	if (unlikely(rs->overflow)) {
 		rs->overflow--;
 		return;
 	}
 	if (likely(rs->nframes && rs->frames[rs->nframes - 1].region == id))
-		close_top(rs, now);
+		close_top(rs, now, &times);
 	else
-		end_unbalanced(rs, id, now);
+		end_unbalanced(rs, id, now, &times);
 }
 
 uint32_t regions_name_id(struct region_state *rs, const char *name)
@@ -335,7 +359,7 @@ static void zero_site(struct rf_site *s)
 	s->calls = 0;
 	s->child_calls = 0;
 	for (uint32_t i = 0; i < s->nvalues; i++)
-		s->v[i] = (struct rf_stat){ 0, 0, UINT64_MAX, 0 };
+		s->v[i] = (struct rf_stat){ 0, 0, UINT64_MAX, 0, 0, 0 };
 }
 
 void regions_reset_record(struct rf_record *r, uint32_t thread)
@@ -351,6 +375,7 @@ void regions_after_fork(struct region_state *rs, struct counters *c)
 	for (uint32_t k = 0; k < rs->nframes; k++) {
 		memset(rs->frames[k].start, 0, sizeof(rs->frames[k].start));
 		memset(rs->frames[k].child, 0, sizeof(rs->frames[k].child));
-		read_values(rs, c, rs->frames[k].start);
+		memset(&rs->frames[k].times, 0, sizeof(rs->frames[k].times));
+		read_values(rs, c, rs->frames[k].start, &rs->frames[k].times);
 	}
 }

@@ -26,6 +26,11 @@ struct site {
 	uintptr_t key[];		/* region id, then the call-site pcs */
 };
 
+/* Enabled and running ns per value, for multiplexed events. */
+struct frame_times {
+	uint64_t enabled[VALUES_MAX], running[VALUES_MAX];
+};
+
 struct frame {
 	struct site *site;
 	uint32_t region;
@@ -33,6 +38,7 @@ struct frame {
 	uint64_t children;		/* pairs closed directly inside */
 	uint64_t start[VALUES_MAX];
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
+	struct frame_times times;	/* at begin, with coverage only */
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -52,6 +58,7 @@ struct region_state {
 	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
 	int serialize;			/* barriers around the reads */
+	int coverage;			/* events multiplexed: keep enabled/running */
 	int depth;			/* frames above the call site */
 	struct frame *frames;
 	uint32_t nframes, frames_cap;
@@ -69,6 +76,9 @@ struct region_state {
 void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread);
 /* PMCSHIM_SERIALIZE: a barrier before and after each marker's reads. */
 void regions_serialize(struct region_state *rs, int on);
+/* Multiplexed events: keep, per value, the time its counter was enabled
+ * and running during the calls (one read() per group per marker). */
+void regions_coverage(struct region_state *rs, int on);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);

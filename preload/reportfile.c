@@ -169,6 +169,8 @@ int rf_site_read_children(const struct rf_site *s, uint64_t *calls, uint64_t *ch
 			out[i].excl = __atomic_load_n(&s->v[i].excl, __ATOMIC_RELAXED);
 			out[i].min = __atomic_load_n(&s->v[i].min, __ATOMIC_RELAXED);
 			out[i].max = __atomic_load_n(&s->v[i].max, __ATOMIC_RELAXED);
+			out[i].enabled = __atomic_load_n(&s->v[i].enabled, __ATOMIC_RELAXED);
+			out[i].running = __atomic_load_n(&s->v[i].running, __ATOMIC_RELAXED);
 		}
 		rf_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq)

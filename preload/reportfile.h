@@ -142,6 +142,8 @@ struct rf_thread {
 	uint32_t is_main, lazy;		/* lazy: set up at its first marker */
 	uint32_t nvalues;		/* values per site: wall + open events */
 	uint32_t open_mask;		/* bit e: event e is open in this thread */
+	uint32_t coverage;		/* 1: events multiplexed, sites keep enabled/running */
+	uint32_t pad;
 	uint64_t start_mono_ns;
 	/* Written when the thread ends (or at process end), before state. */
 	uint32_t state;			/* enum rf_thread_state (release/acquire) */
@@ -193,9 +195,12 @@ struct rf_module {
 };
 
 /* One value of a site: wall ticks ([0]) or an event's count. min is
- * UINT64_MAX until the first call. */
+ * UINT64_MAX until the first call. enabled and running: ns the event was
+ * enabled and on a counter during the calls, kept only by threads whose
+ * events are multiplexed (rf_thread.coverage); else 0. */
 struct rf_stat {
 	uint64_t incl, excl, min, max;
+	uint64_t enabled, running;
 };
 
 /* The accumulator of one region at one call-site stack in one thread.

@@ -109,6 +109,7 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->lazy = (uint32_t)lazy;
 	r->nvalues = 1 + (uint32_t)t->ctr.nopen;
 	r->open_mask = open_mask(&t->ctr);
+	r->coverage = (uint32_t)t->ctr.multiplexed;
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
 	r->state = RF_T_RUNNING;
@@ -139,6 +140,7 @@ static struct thread_state *setup(int lazy, int first)
 	}
 	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
+	regions_coverage(&t->rs, t->ctr.multiplexed);
 	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);

@@ -2,8 +2,8 @@
 # of `make test` on the host build; `make test-vm` runs it alone.
 ifeq ($(CROSS),)
 $(B)/tests/vm_check: tests/vm/check.c tests/runapp.c tests/runapp.h tests/harness.h \
-		| $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c -ljansson
+		preload/reportfile.c preload/reportfile.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c preload/reportfile.c -ljansson
 
 TEST_BINS += $(B)/tests/vm_check
 EXTRA_SUITES += vm=sh+tests/vm/run.sh
