@@ -346,6 +346,15 @@ if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
    [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
 then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
 
+# The snapshot of a file being written: every copy loads, no site is torn.
+if [ -x "$B/tests/reader/test_snapshot" ]; then
+	"$B/tests/reader/test_snapshot" >"$tmp/out" 2>&1
+	if [ $? = 0 ]; then ok "$(sed -n 's/^ok   //p' "$tmp/out")"
+	else fail snapshot-consistent "$(cat "$tmp/out")"; fi
+else
+	fail snapshot-consistent "build $B/tests/reader/test_snapshot first"
+fi
+
 # ---- --stacks on a real run: symbols from the test program's debug info ------
 # Needs a shim that writes version-2 files; until then it is skipped, visibly.
 SHIM=$B/libpmcshim.so
