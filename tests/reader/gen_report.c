@@ -17,7 +17,7 @@
  *                    boot's id: a reader sees the file live while PID runs
  *   --undone N       site N is left not done (a writer killed in it)
  *   --partial        site 0 is left mid-update (odd sequence count)
- *   --dropped        some drops counted in the header
+ *   --dropped        some drops counted in the header, and the file full
  *   --huge           counts and times near 2^64 (sums must saturate)
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
@@ -184,7 +184,7 @@ static void header(struct gen *g)
 		header_end(h);
 	h->stack_depth = g->depth, h->nevents = g->events;
 	if (g->dropped)
-		h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
+		h->flags |= RF_FULL, h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
 		h->dropped[RF_DROP_EARLY] = 2;
 	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
 	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
