@@ -19,6 +19,8 @@
  *   --partial        site 0 is left mid-update (odd sequence count)
  *   --dropped        some drops counted in the header, and the file full
  *   --huge           counts and times near 2^64 (sums must saturate)
+ *   --odd-names      region names with a quote, a line break, a byte that
+ *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
@@ -58,7 +60,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped, huge, no_boot_id;
+	int partial, dropped, huge, no_boot_id, odd_names;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -236,9 +238,12 @@ static void names(struct gen *g)
 	for (unsigned i = 0; i < g->regions; i++) {
 		char b[32];
 
+		static const char *const odd[] = { "so\"l\nve", "r\xe9sum\xc3\xa9 \xff", "a;b c",
+						   "\xe2\x82\xac", "t\tab" };
+
 		snprintf(b, sizeof(b), "region_%03u", i + g->first_region);
-		name(g, i + 1, g->regions + g->first_region <= 5 ?
-		     region_names[i + g->first_region] : b);
+		name(g, i + 1, g->odd_names && i < 5 ? odd[i] :
+		     g->regions + g->first_region <= 5 ? region_names[i + g->first_region] : b);
 	}
 }
 
@@ -599,6 +604,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
+		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

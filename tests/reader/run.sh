@@ -167,6 +167,19 @@ done
 expect huge-calls-saturate "$(field "$tmp/h.csv" solve calls)" 18446744073709551615
 expect huge-incl-saturates "$(field "$tmp/h.csv" solve instructions_incl)" 18446744073709551615
 
+# Names are any bytes: JSON stays UTF-8 (U+FFFD for a byte that is not),
+# CSV quotes, folded keeps its separators.
+gen odd.pmc --odd-names
+golden odd-names-json --format json odd.pmc
+golden odd-names-csv --format csv odd.pmc
+golden odd-names-folded --format folded --no-symbolize odd.pmc
+for args in "--format json" "--format json-table --stacks --threads"; do
+	# shellcheck disable=SC2086
+	if (cd "$IN" && "$R" $args odd.pmc) | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 &&
+	   { ! command -v jq >/dev/null 2>&1 || (cd "$IN" && "$R" $args odd.pmc) | jq -e . >/dev/null 2>&1; }
+	then ok "odd-names-valid: $args"; else fail "odd-names-valid: $args"; fi
+done
+
 # ---- the aggregates against the raw rows -----------------------------------
 if command -v jq >/dev/null 2>&1; then
 	(cd "$IN" && "$R" --format json "$S") >"$tmp/s.json"
