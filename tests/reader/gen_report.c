@@ -6,6 +6,8 @@
  *   gen_report --append FILE           what a running process adds next:
  *                                      the first site gets 10 more calls,
  *                                      a new region "late" gets a site
+ *   gen_report --exit FILE             the process exits: end fields, then
+ *                                      state RF_EXITED (release)
  *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
  *                                      (a binary rebuilt since the run)
  * Options (defaults in brackets):
@@ -541,6 +543,25 @@ static void append(const char *path)
 	close(L.fd);
 }
 
+/* What the shim does at exit: the end sample before the state. */
+static void finish(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct rf_header *h;
+
+	if (fd < 0)
+		die("cannot open ", path);
+	h = mmap(NULL, RF_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		die("cannot map ", path);
+	h->end_real_ns = h->start_real_ns + 1000000000u;
+	h->end_mono_ns = mono_ns(), h->end_ticks = arch_ticks();
+	h->ticks_per_ns = TPN;
+	__atomic_store_n(&h->state, RF_EXITED, __ATOMIC_RELEASE);
+	munmap(h, RF_HEADER_SIZE);
+	close(fd);
+}
+
 static void zero_build_ids(const char *path)
 {
 	int fd = open(path, O_RDWR);
@@ -586,6 +607,7 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = argv[i + 1];
 
 		if (!strcmp(a, "--append")) { append(v ? v : ""); return 0; }
+		if (!strcmp(a, "--exit")) { finish(v ? v : ""); return 0; }
 		if (!strcmp(a, "--zero-build-ids")) { zero_build_ids(v ? v : ""); return 0; }
 		else if (!strcmp(a, "--rows")) g.rows = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--threads")) g.threads = (unsigned)num(a, v), i++;

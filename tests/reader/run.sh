@@ -359,6 +359,25 @@ if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
    [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
 then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
 
+# The same, ended by an exit the shim saw: the watch stops on the state.
+sleep 600 &
+P=$!
+gen live2.pmc --pid $P
+(cd "$IN" && "$R" --watch=0.1 live2.pmc >"$tmp/watch2" 2>&1; echo "exit $?" >>"$tmp/watch2") &
+W=$!
+if wait_for "$tmp/watch2" "^# per interval"; then
+	"$GEN" --append "$IN/live2.pmc"
+	wait_for "$tmp/watch2" "^ *[0-9.]*  late "
+	"$GEN" --exit "$IN/live2.pmc"
+	wait_for "$tmp/watch2" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $P $W 2>/dev/null
+if grep -q "^ *$num  late *+5 " "$tmp/watch2" &&
+   grep -q "^# live2.pmc: app (pid $P), exited\$" "$tmp/watch2" &&
+   [ "$(tail -1 "$tmp/watch2")" = "exit 0" ]
+then ok watch-until-exit; else fail watch-until-exit "$(cat "$tmp/watch2")"; fi
+
 # The snapshot of a file being written: every copy loads, no site is torn.
 if [ -x "$B/tests/reader/test_snapshot" ]; then
 	"$B/tests/reader/test_snapshot" >"$tmp/out" 2>&1
