@@ -73,7 +73,7 @@ $(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c pre
 # The live snapshot against a concurrent writer (run by run.sh).
 $(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/tools/pmcshim-report.o,$(READER_OBJ)) \
 		| $(B)/tests/reader
-	$(CC) $(WARN) $(DEFS) -O1 -g -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
 
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
 	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
