@@ -39,14 +39,29 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* Printable ASCII that needs no escape: written in runs, not a byte at a
+ * time (a big export is mostly names). */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void json_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
 	putc('"', out);
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = 0;
 
+		while (plain(s[n]))
+			n++;
+		if (n) {
+			fwrite(s, 1, n, out);
+			s += n;
+			continue;
+		}
+		n = utf8_len(s);
 		if (*s == '"' || *s == '\\')
 			fprintf(out, "\\%c", *s);
 		else if (*s == '\n')
