@@ -10,10 +10,22 @@
 #include "report_render.h"
 #include "symbolize.h"
 
+/* A number without printf: an export writes millions of them. */
+static void put_u64(FILE *out, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10));
+	fputs(p, out);
+}
+
 static void u64_or_null(FILE *out, bool ok, uint64_t v)
 {
 	if (ok)
-		fprintf(out, "%" PRIu64, v);
+		put_u64(out, v);
 	else
 		fputs("null", out);
 }
@@ -114,7 +126,11 @@ static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t c
 		fputs("null", out);
 		return;
 	}
-	fprintf(out, "{\"incl\": %" PRIu64 ", \"excl\": %" PRIu64 ", \"min\": ", s->incl, s->excl);
+	fputs("{\"incl\": ", out);
+	put_u64(out, s->incl);
+	fputs(", \"excl\": ", out);
+	put_u64(out, s->excl);
+	fputs(", \"min\": ", out);
 	u64_or_null(out, calls > 0, s->min);
 	fputs(", \"max\": ", out);
 	u64_or_null(out, calls > 0, s->max);
@@ -129,8 +145,11 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 	bool ok;
 
 	key_str(out, "        {", "region", r->names[s->region]);
-	fprintf(out, ", \"stack\": %" PRIu32 ", \"calls\": %" PRIu64 ",\n         \"wall_ns\": ",
-		s->stack, s->calls);
+	fputs(", \"stack\": ", out);
+	put_u64(out, s->stack);
+	fputs(", \"calls\": ", out);
+	put_u64(out, s->calls);
+	fputs(",\n         \"wall_ns\": ", out);
 	ok = rep_value(r, t, s, -1, &st);
 	export_stat(out, ok, &st, s->calls);
 	fputs(", \"events\": [", out);

@@ -136,6 +136,10 @@ static bool load_header(struct ld *L)
 	else if (r->live && mono_now() >= h->start_mono_ns)
 		r->wall_ns = mono_now() - h->start_mono_ns, r->has_wall = true;
 	r->ticks_per_ns = rf_ticks_per_ns(h);
+	/* a damaged header can hold any double: no tick counter runs below
+	 * 1 kHz or above 1 THz */
+	if (!(r->ticks_per_ns >= 1e-6 && r->ticks_per_ns <= 1e3))
+		r->ticks_per_ns = 0;
 	r->ns_per_tick = r->ticks_per_ns > 0 ? 1 / r->ticks_per_ns : 0;
 	r->host = FIELD(r, h->host), r->executable = FIELD(r, h->executable);
 	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);

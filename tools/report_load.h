@@ -142,8 +142,9 @@ static inline uint64_t rep_ns(const struct report *r, uint64_t ticks)
 {
 	double ns = (double)ticks * r->ns_per_tick;
 
-	/* UINT64_MAX stays: the min of a site without calls */
-	return ticks == UINT64_MAX || ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns;
+	/* UINT64_MAX stays: the min of a site without calls; past 2^64 (or
+	 * not a number) saturates rather than converting out of range */
+	return ticks == UINT64_MAX || !(ns < 18446744073709549568.0) ? UINT64_MAX : (uint64_t)ns;
 }
 
 /* Event e's value in a site (e < 0: wall time, converted to ns); false

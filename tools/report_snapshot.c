@@ -1,6 +1,7 @@
 #include "report_snapshot.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "report_util.h"
 
@@ -22,10 +23,20 @@ static void copy_site(unsigned char *dst, const struct rf_record *src)
 	struct rf_site *d = (void *)dst;
 	uint64_t calls;
 
+	struct timespec ms = { 0, 1000000 };
+	int ok;
+
 	if (src->size < rf_site_size(s->nvalues))
 		return; /* malformed: left as it is for the loader to refuse */
-	/* 0: the writer never finished (died inside a marker): keep it odd */
-	d->seq = rf_site_read(s, &calls, d->v, d->nvalues) ? 0 : 1;
+	/* rf_site_read gives up after a burst of tries; the process runs, so
+	 * its writer may just be off the CPU inside a marker: wait for it a
+	 * while (50 ms at most) before calling the site mid-update. */
+	ok = rf_site_read(s, &calls, d->v, d->nvalues);
+	for (int i = 0; !ok && i < 50; i++) {
+		nanosleep(&ms, NULL);
+		ok = rf_site_read(s, &calls, d->v, d->nvalues);
+	}
+	d->seq = ok ? 0 : 1; /* odd: still mid-update (or its writer died) */
 	d->calls = calls;
 }
 

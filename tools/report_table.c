@@ -226,8 +226,11 @@ static void print_file_notes(FILE *out, const struct report *r)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
 			"normally, and this is not the boot it ran on)\n");
 	if (r->npartial)
-		fprintf(out, "#   %zu row%s caught mid-update (the process died inside a marker): "
-			"shown with the values it had\n", r->npartial, r->npartial == 1 ? "" : "s");
+		fprintf(out, "#   %zu row%s caught mid-update (%s inside a marker): shown with the "
+			"values it had\n", r->npartial, r->npartial == 1 ? "" : "s",
+			r->live ? "its thread stayed" : "the process died");
+	if (r->full)
+		fprintf(out, "#   the file reached its size limit: later records were dropped\n");
 	if (r->dropped[RF_DROP_FULL] || r->dropped[RF_DROP_BUSY] || r->dropped[RF_DROP_EARLY])
 		fprintf(out, "#   not recorded: %" PRIu64 " for a full file, %" PRIu64 " markers in "
 			"a signal handler, %" PRIu64 " markers before setup\n",

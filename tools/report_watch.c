@@ -110,21 +110,13 @@ static void print_delta(FILE *out, uint64_t now, uint64_t before)
 	fprintf(out, "  %*s", WCOL, b);
 }
 
-static uint64_t ticks_ns(uint64_t ticks, double per_ns)
-{
-	double ns = (double)ticks / per_ns;
-
-	return ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns;
-}
-
 static void print_line(FILE *out, const struct report *r, const struct wsums *now,
 		       const struct wsums *before, size_t id, double t, size_t namew)
 {
 	fprintf(out, " %10.3f  %-*s", t, (int)namew, r->names[id]);
 	print_delta(out, calls_at(now, id), calls_at(before, id));
 	if (r->ticks_per_ns > 0 && incl_at(now, id, 0) >= incl_at(before, id, 0))
-		print_delta(out, ticks_ns(incl_at(now, id, 0) - incl_at(before, id, 0),
-					  r->ticks_per_ns), 0);
+		print_delta(out, rep_ns(r, incl_at(now, id, 0) - incl_at(before, id, 0)), 0);
 	else
 		fprintf(out, "  %*s", WCOL, "n/a");
 	for (size_t k = 1; k < now->nval; k++) {

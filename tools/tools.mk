@@ -70,7 +70,13 @@ $(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c pre
 		preload/arch.h | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/reportfile.c
 
-READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
+# The live snapshot against a concurrent writer (run by run.sh).
+$(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/tools/pmcshim-report.o,$(READER_OBJ)) \
+		| $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
+
+READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
+	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.

@@ -2,7 +2,8 @@
 # The report loader's fuzz target.
 #   fuzz.sh replay    (make test) runs each seed once, deterministically:
 #                     files gen_report writes (every process state, a
-#                     record not done, a site mid-update, each corruption)
+#                     record not done, a site mid-update, values near 2^64,
+#                     odd names, each corruption)
 #   fuzz.sh SECONDS   (make fuzz) explores from those seeds for SECONDS
 # Prints "fuzz: 1 passed, 0 failed, 0 skipped" when nothing was found (no
 # crash, leak or sanitizer report).
@@ -29,14 +30,16 @@ for s in running exec _exit; do "$gen" $small --state "$s" "$seeds/state-$s"; do
 "$gen" $small --undone 2 "$seeds/undone"
 "$gen" $small --partial --dropped "$seeds/partial"
 "$gen" --rows 40 "$seeds/sample"
+"$gen" $small --huge "$seeds/huge"
+"$gen" $small --odd-names "$seeds/odd-names"
 for c in bad-magic version3 header-size tail-unaligned tail-beyond state size0 size-overflow \
 	 unknown-thread unknown-name unknown-stack nvalues thread-mask name-unterminated \
 	 stack-frames event-index; do
 	"$gen" $small --corrupt "$c" "$seeds/corrupt-$c"
 done
 "$gen" $small --truncate 5000 "$seeds/truncated"
-if [ "$(ls "$seeds" | wc -l)" != 24 ]; then
-	echo "FAIL fuzz (gen_report did not write the 24 seeds)"
+if [ "$(ls "$seeds" | wc -l)" != 26 ]; then
+	echo "FAIL fuzz (gen_report did not write the 26 seeds)"
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi

@@ -6,6 +6,8 @@
  *   gen_report --append FILE           what a running process adds next:
  *                                      the first site gets 10 more calls,
  *                                      a new region "late" gets a site
+ *   gen_report --exit FILE             the process exits: end fields, then
+ *                                      state RF_EXITED (release)
  *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
  *                                      (a binary rebuilt since the run)
  * Options (defaults in brackets):
@@ -17,8 +19,10 @@
  *                    boot's id: a reader sees the file live while PID runs
  *   --undone N       site N is left not done (a writer killed in it)
  *   --partial        site 0 is left mid-update (odd sequence count)
- *   --dropped        some drops counted in the header
+ *   --dropped        some drops counted in the header, and the file full
  *   --huge           counts and times near 2^64 (sums must saturate)
+ *   --odd-names      region names with a quote, a line break, a byte that
+ *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
@@ -58,7 +62,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped, huge, no_boot_id;
+	int partial, dropped, huge, no_boot_id, odd_names;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -184,7 +188,7 @@ static void header(struct gen *g)
 		header_end(h);
 	h->stack_depth = g->depth, h->nevents = g->events;
 	if (g->dropped)
-		h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
+		h->flags |= RF_FULL, h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
 		h->dropped[RF_DROP_EARLY] = 2;
 	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
 	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
@@ -236,9 +240,12 @@ static void names(struct gen *g)
 	for (unsigned i = 0; i < g->regions; i++) {
 		char b[32];
 
+		static const char *const odd[] = { "so\"l\nve", "r\xe9sum\xc3\xa9 \xff", "a;b c",
+						   "\xe2\x82\xac", "t\tab" };
+
 		snprintf(b, sizeof(b), "region_%03u", i + g->first_region);
-		name(g, i + 1, g->regions + g->first_region <= 5 ?
-		     region_names[i + g->first_region] : b);
+		name(g, i + 1, g->odd_names && i < 5 ? odd[i] :
+		     g->regions + g->first_region <= 5 ? region_names[i + g->first_region] : b);
 	}
 }
 
@@ -536,6 +543,25 @@ static void append(const char *path)
 	close(L.fd);
 }
 
+/* What the shim does at exit: the end sample before the state. */
+static void finish(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct rf_header *h;
+
+	if (fd < 0)
+		die("cannot open ", path);
+	h = mmap(NULL, RF_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		die("cannot map ", path);
+	h->end_real_ns = h->start_real_ns + 1000000000u;
+	h->end_mono_ns = mono_ns(), h->end_ticks = arch_ticks();
+	h->ticks_per_ns = TPN;
+	__atomic_store_n(&h->state, RF_EXITED, __ATOMIC_RELEASE);
+	munmap(h, RF_HEADER_SIZE);
+	close(fd);
+}
+
 static void zero_build_ids(const char *path)
 {
 	int fd = open(path, O_RDWR);
@@ -581,6 +607,7 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = argv[i + 1];
 
 		if (!strcmp(a, "--append")) { append(v ? v : ""); return 0; }
+		if (!strcmp(a, "--exit")) { finish(v ? v : ""); return 0; }
 		if (!strcmp(a, "--zero-build-ids")) { zero_build_ids(v ? v : ""); return 0; }
 		else if (!strcmp(a, "--rows")) g.rows = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--threads")) g.threads = (unsigned)num(a, v), i++;
@@ -599,6 +626,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
+		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

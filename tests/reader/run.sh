@@ -167,6 +167,19 @@ done
 expect huge-calls-saturate "$(field "$tmp/h.csv" solve calls)" 18446744073709551615
 expect huge-incl-saturates "$(field "$tmp/h.csv" solve instructions_incl)" 18446744073709551615
 
+# Names are any bytes: JSON stays UTF-8 (U+FFFD for a byte that is not),
+# CSV quotes, folded keeps its separators.
+gen odd.pmc --odd-names
+golden odd-names-json --format json odd.pmc
+golden odd-names-csv --format csv odd.pmc
+golden odd-names-folded --format folded --no-symbolize odd.pmc
+for args in "--format json" "--format json-table --stacks --threads"; do
+	# shellcheck disable=SC2086
+	if (cd "$IN" && "$R" $args odd.pmc) | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 &&
+	   { ! command -v jq >/dev/null 2>&1 || (cd "$IN" && "$R" $args odd.pmc) | jq -e . >/dev/null 2>&1; }
+	then ok "odd-names-valid: $args"; else fail "odd-names-valid: $args"; fi
+done
+
 # ---- the aggregates against the raw rows -----------------------------------
 if command -v jq >/dev/null 2>&1; then
 	(cd "$IN" && "$R" --format json "$S") >"$tmp/s.json"
@@ -345,6 +358,34 @@ if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
    grep -q "^# live.pmc: app (pid $P), ended without exit (killed or crashed)\$" "$tmp/watch" &&
    [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
 then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
+
+# The same, ended by an exit the shim saw: the watch stops on the state.
+sleep 600 &
+P=$!
+gen live2.pmc --pid $P
+(cd "$IN" && "$R" --watch=0.1 live2.pmc >"$tmp/watch2" 2>&1; echo "exit $?" >>"$tmp/watch2") &
+W=$!
+if wait_for "$tmp/watch2" "^# per interval"; then
+	"$GEN" --append "$IN/live2.pmc"
+	wait_for "$tmp/watch2" "^ *[0-9.]*  late "
+	"$GEN" --exit "$IN/live2.pmc"
+	wait_for "$tmp/watch2" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $P $W 2>/dev/null
+if grep -q "^ *$num  late *+5 " "$tmp/watch2" &&
+   grep -q "^# live2.pmc: app (pid $P), exited\$" "$tmp/watch2" &&
+   [ "$(tail -1 "$tmp/watch2")" = "exit 0" ]
+then ok watch-until-exit; else fail watch-until-exit "$(cat "$tmp/watch2")"; fi
+
+# The snapshot of a file being written: every copy loads, no site is torn.
+if [ -x "$B/tests/reader/test_snapshot" ]; then
+	"$B/tests/reader/test_snapshot" >"$tmp/out" 2>&1
+	if [ $? = 0 ]; then ok "$(sed -n 's/^ok   //p' "$tmp/out")"
+	else fail snapshot-consistent "$(cat "$tmp/out")"; fi
+else
+	fail snapshot-consistent "build $B/tests/reader/test_snapshot first"
+fi
 
 # ---- --stacks on a real run: symbols from the test program's debug info ------
 # Needs a shim that writes version-2 files; until then it is skipped, visibly.
