@@ -218,7 +218,8 @@ static int same_boot(const struct rf_header *h)
 	return h->boot_id[0] && strncmp(id, h->boot_id, sizeof(h->boot_id)) == 0;
 }
 
-/* Field 22 of /proc/PID/stat (after the parenthesised command name). */
+/* Field 22 of /proc/PID/stat (after the parenthesised command name); -1
+ * also for a zombie: it has ended, only its parent has not reaped it. */
 static int proc_start_of(uint64_t pid, uint64_t *start)
 {
 	char path[64], buf[1024];
@@ -227,6 +228,8 @@ static int proc_start_of(uint64_t pid, uint64_t *start)
 
 	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
 	if (read_small(path, buf, sizeof(buf)) != 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
 		return -1;
 	while (*p && field < 22)
 		if (*p++ == ' ')

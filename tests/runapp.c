@@ -102,7 +102,9 @@ json_t *runapp_load_json(const char *path)
 	json_t *j;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --format json '%s'", reader, path);
+	/* --raw: the sums as measured, so their identities (excl = incl minus
+	 * the children's incl) hold exactly; calibration has its own checks */
+	snprintf(cmd, sizeof(cmd), "'%s' --format json --raw '%s'", reader, path);
 	p = popen(cmd, "r");
 	if (!p)
 		return NULL;

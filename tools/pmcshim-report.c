@@ -33,6 +33,8 @@ static void usage(FILE *out)
 	      "  --by-process       also per process (file)\n"
 	      "  --stacks           each region's call-site stacks, heaviest first\n"
 	      "  --no-symbolize     name frames from the report only (no debug info)\n"
+	      "  --raw              values as measured: the markers' own cost (calibrated at\n"
+	      "                     setup, taken out by default) left in\n"
 	      "  --sort FIELD       incl (default), excl, mean, min, max (of the weight),\n"
 	      "                     calls, share, ipc, wall, name\n"
 	      "  --top N            the first N regions of each table (N stacks per region)\n"
@@ -88,6 +90,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option lo[] = {
 		{ "threads", no_argument, NULL, 't' }, { "by-process", no_argument, NULL, 'p' },
 		{ "stacks", no_argument, NULL, 's' }, { "no-symbolize", no_argument, NULL, 'S' },
+		{ "raw", no_argument, NULL, 'R' },
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
@@ -105,6 +108,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'p': o->by_process = true; break;
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;
+		case 'R': o->raw = true; break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
 		case 'w':
@@ -159,7 +163,7 @@ static void say_bad(const char *path, char *why)
 }
 
 /* Loads every file, or none: the first bad one is reported. */
-static struct report **load_all(char **path, size_t n)
+static struct report **load_all(char **path, size_t n, bool raw)
 {
 	struct report **r = xcalloc(n, sizeof(*r));
 	char why[600];
@@ -172,6 +176,7 @@ static struct report **load_all(char **path, size_t n)
 			free(r);
 			return NULL;
 		}
+		r[i]->raw = raw;
 	}
 	return r;
 }
@@ -239,7 +244,7 @@ int main(int argc, char **argv)
 			rc = run_watch(stdout, argv[optind], o.watch);
 		goto out;
 	}
-	if (!(files = load_all(argv + is_diff + optind, n)))
+	if (!(files = load_all(argv + is_diff + optind, n, o.raw)))
 		goto out;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* one thread writes: no lock taken per call (millions in an export) */

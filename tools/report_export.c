@@ -73,6 +73,7 @@ static void export_process(FILE *out, const struct report *r)
 static void export_head(FILE *out, const struct report *r)
 {
 	fputs("{\n  \"format\": \"pmcshim-report\",\n  \"version\": 2,\n", out);
+	fprintf(out, "  \"calibrated\": %s,\n", r->calibrated && !r->raw ? "true" : "false");
 	key_str(out, "  ", "file", r->path);
 	fputs(",\n", out);
 	export_process(out, r);
@@ -119,8 +120,27 @@ static void export_total(FILE *out, const struct rep_total *t)
 	fputs("}", out);
 }
 
-/* One value of a row: min and max only once a call has ended. */
-static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t calls)
+/* Coverage of one event value in a multiplexed thread: the time it was
+ * enabled and counting during the calls, and incl scaled by their ratio
+ * (an estimate). */
+static void export_coverage(FILE *out, const struct rf_stat *v, uint64_t incl)
+{
+	fputs(", \"enabled_ns\": ", out);
+	put_u64(out, v->enabled);
+	fputs(", \"running_ns\": ", out);
+	put_u64(out, v->running);
+	if (v->running && v->enabled) {
+		double cov = (double)v->running / (double)v->enabled;
+		double scaled = (double)incl / cov;
+		fprintf(out, ", \"coverage\": %.4f, \"scaled_incl\": ", cov);
+		put_u64(out, scaled < 18446744073709549568.0 ? (uint64_t)scaled : UINT64_MAX);
+	}
+}
+
+/* One value of a row: min and max only once a call has ended; with
+ * coverage (v not NULL), how much of the calls the event was counted. */
+static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t calls,
+			const struct rf_stat *v)
 {
 	if (!ok) {
 		fputs("null", out);
@@ -134,6 +154,8 @@ static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t c
 	u64_or_null(out, calls > 0, s->min);
 	fputs(", \"max\": ", out);
 	u64_or_null(out, calls > 0, s->max);
+	if (v)
+		export_coverage(out, v, s->incl);
 	fputs("}", out);
 }
 
@@ -149,16 +171,45 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 	put_u64(out, s->stack);
 	fputs(", \"calls\": ", out);
 	put_u64(out, s->calls);
+	fputs(", \"child_calls\": ", out);
+	put_u64(out, s->child_calls);
 	fputs(",\n         \"wall_ns\": ", out);
 	ok = rep_value(r, t, s, -1, &st);
-	export_stat(out, ok, &st, s->calls);
+	export_stat(out, ok, &st, s->calls, NULL);
 	fputs(", \"events\": [", out);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);
 		ok = rep_value(r, t, s, (int)e, &st);
-		export_stat(out, ok, &st, s->calls);
+		export_stat(out, ok, &st, s->calls,
+			    ok && t->coverage ? &s->v[t->slot[e]] : NULL);
 	}
 	fprintf(out, "]%s}", rep_site_partial(s) ? ", \"partial\": true" : "");
+}
+
+/* The markers' own cost the values were calibrated with: per value, what
+ * each call and each child call had taken out (wall time in ns). */
+static void export_calibration(FILE *out, const struct report *r, const struct rep_thread *t)
+{
+	if (!t->has_calib)
+		return;
+	fputs(",\n      \"calibration\": {\"wall_ns\": {\"per_call\": ", out);
+	put_u64(out, rep_ns(r, t->calib_in[0]));
+	fputs(", \"per_child\": ", out);
+	put_u64(out, rep_ns(r, t->calib_child[0]));
+	fputs("}, \"events\": [", out);
+	for (size_t e = 0; e < r->nev; e++) {
+		fputs(e ? ", " : "", out);
+		if (!t->slot[e]) {
+			fputs("null", out);
+			continue;
+		}
+		fputs("{\"per_call\": ", out);
+		put_u64(out, t->calib_in[t->slot[e]]);
+		fputs(", \"per_child\": ", out);
+		put_u64(out, t->calib_child[t->slot[e]]);
+		fputs("}", out);
+	}
+	fputs("]}", out);
 }
 
 static void export_thread(FILE *out, const struct report *r, const struct rep_thread *t)
@@ -174,6 +225,8 @@ static void export_thread(FILE *out, const struct report *r, const struct rep_th
 	u64_or_null(out, t->has_cpu, t->cpu_ns);
 	if (*t->lost_reason)
 		key_str(out, ", ", "lost_reason", t->lost_reason);
+	fprintf(out, ", \"coverage\": %s", t->coverage ? "true" : "false");
+	export_calibration(out, r, t);
 	fputs(",\n      \"totals\": [", out);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);

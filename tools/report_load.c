@@ -475,6 +475,12 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;
 	else if (state == RF_T_RUNNING && r->live && mono_now() >= t->start_mono_ns)
 		o->wall_ns = mono_now() - t->start_mono_ns, o->has_wall = true;
+	o->coverage = t->coverage;
+	if (__atomic_load_n(&t->calib_calls, __ATOMIC_ACQUIRE)) {
+		o->has_calib = r->calibrated = true;
+		memcpy(o->calib_in, t->calib_in, sizeof(o->calib_in));
+		memcpy(o->calib_child, t->calib_child, sizeof(o->calib_child));
+	}
 	o->totals = xcalloc(r->nev, sizeof(*o->totals));
 	for (size_t e = 0; e < r->nev; e++)
 		o->totals[e] = total_of(t, o, e);
@@ -563,6 +569,21 @@ static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thre
 	return true;
 }
 
+/* A row some value of which is below the markers' own cost: a region
+ * shorter than the marker's noise, shown as zero. */
+static bool below_calibration(const struct rep_thread *t, const struct rf_site *s)
+{
+	for (uint32_t i = 0; t->has_calib && s->calls && i < s->nvalues; i++) {
+		uint64_t own = rep_times(s->calls, t->calib_in[i]);
+		uint64_t children = rep_times(s->child_calls, t->calib_child[i]);
+
+		if (s->v[i].incl < own || s->v[i].excl < own ||
+		    s->v[i].excl - own < children)
+			return true;
+	}
+	return false;
+}
+
 /* Each bucket becomes its thread's rows. */
 static bool load_sites(struct ld *L)
 {
@@ -583,6 +604,7 @@ static bool load_sites(struct ld *L)
 			if (!site_ok(L, rep_site(r, t, j), t))
 				return false;
 			r->npartial += rep_site_partial(rep_site(r, t, j));
+			r->nbelow += below_calibration(t, rep_site(r, t, j));
 		}
 	}
 	return true;

@@ -40,6 +40,11 @@ struct rep_thread {
 	 * event is not open in the thread (slot 0 is wall time). */
 	uint8_t slot[RF_EVENTS_MAX];
 	struct rep_total *totals;	/* one per event */
+	/* The markers' own cost (rf_thread.calib_*), by value slot; taken out
+	 * of every value unless the report is shown raw. */
+	bool has_calib;
+	bool coverage;			/* multiplexed: sites keep enabled/running */
+	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	size_t nrows;
 	uint32_t *rows;			/* offsets of its rf_site records from report.base */
 };
@@ -85,6 +90,9 @@ struct report {
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
+	bool raw;			/* values as measured: calibration not taken out */
+	bool calibrated;		/* some thread has a calibration */
+	size_t nbelow;			/* rows with a value below the markers' own cost */
 	double ticks_per_ns;		/* 0: wall times unknown */
 	double ns_per_tick;		/* its inverse, or 0 */
 	const char *host, *executable, *exec_target, *shim_version, *clock_source;
@@ -147,26 +155,58 @@ static inline uint64_t rep_ns(const struct report *r, uint64_t ticks)
 	return ticks == UINT64_MAX || !(ns < 18446744073709549568.0) ? UINT64_MAX : (uint64_t)ns;
 }
 
+static inline uint64_t rep_minus(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static inline uint64_t rep_times(uint64_t n, uint64_t each)
+{
+	uint64_t p;
+
+	return __builtin_mul_overflow(n, each, &p) ? UINT64_MAX : p;
+}
+
+/* Value `slot` of a site with the markers' own cost taken out: per call
+ * from incl, min and max; per call and per child call from excl. Never
+ * below zero (rep_below says when it would be). */
+static inline struct rf_stat rep_calibrated(const struct report *r, const struct rep_thread *t,
+					     const struct rf_site *s, uint32_t slot)
+{
+	struct rf_stat v = s->v[slot];
+	uint64_t in, own;
+
+	if (r->raw || !t->has_calib || !s->calls)
+		return v;
+	in = t->calib_in[slot];
+	own = rep_times(s->calls, in);
+	v.incl = rep_minus(v.incl, own);
+	v.excl = rep_minus(rep_minus(v.excl, own), rep_times(s->child_calls, t->calib_child[slot]));
+	v.min = rep_minus(v.min, in);
+	v.max = rep_minus(v.max, in);
+	return v;
+}
+
 /* Event e's value in a site (e < 0: wall time, converted to ns); false
  * when the thread had no such value. Inline: it runs for every value of
  * every row. */
 static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 			     const struct rf_site *s, int e, struct rep_stat *out)
 {
-	const struct rf_stat *v;
+	struct rf_stat v;
 
 	if (e >= 0) {
 		if (!t->slot[e])
 			return false;
-		v = &s->v[t->slot[e]];
-		*out = (struct rep_stat){ v->incl, v->excl, v->min, v->max };
+		v = rep_calibrated(r, t, s, t->slot[e]);
+		*out = (struct rep_stat){ v.incl, v.excl, v.min, v.max };
 		return true;
 	}
 	if (r->ns_per_tick <= 0)
 		return false;
-	v = &s->v[0];
-	*out = (struct rep_stat){ rep_ns(r, v->incl), rep_ns(r, v->excl), rep_ns(r, v->min),
-				  rep_ns(r, v->max) };
+	v = rep_calibrated(r, t, s, 0);
+	*out = (struct rep_stat){ rep_ns(r, v.incl), rep_ns(r, v.excl), rep_ns(r, v.min),
+				  rep_ns(r, v.max) };
 	return true;
 }
 

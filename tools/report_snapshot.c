@@ -21,7 +21,7 @@ static void copy_site(unsigned char *dst, const struct rf_record *src)
 {
 	const struct rf_site *s = (const void *)src;
 	struct rf_site *d = (void *)dst;
-	uint64_t calls;
+	uint64_t calls, children;
 
 	struct timespec ms = { 0, 1000000 };
 	int ok;
@@ -31,13 +31,14 @@ static void copy_site(unsigned char *dst, const struct rf_record *src)
 	/* rf_site_read gives up after a burst of tries; the process runs, so
 	 * its writer may just be off the CPU inside a marker: wait for it a
 	 * while (50 ms at most) before calling the site mid-update. */
-	ok = rf_site_read(s, &calls, d->v, d->nvalues);
+	ok = rf_site_read_children(s, &calls, &children, d->v, d->nvalues);
 	for (int i = 0; !ok && i < 50; i++) {
 		nanosleep(&ms, NULL);
-		ok = rf_site_read(s, &calls, d->v, d->nvalues);
+		ok = rf_site_read_children(s, &calls, &children, d->v, d->nvalues);
 	}
 	d->seq = ok ? 0 : 1; /* odd: still mid-update (or its writer died) */
 	d->calls = calls;
+	d->child_calls = children;
 }
 
 /* The thread's totals are complete once its state says so: the state

@@ -220,8 +220,36 @@ static const char *state_note(const struct report *r)
 	return "";
 }
 
+/* What calibration took out of every value (the first calibrated thread's
+ * figures: every thread runs the same marker code). */
+static void print_calibration(FILE *out, const struct report *r)
+{
+	const struct rep_thread *t = NULL;
+	char b[32];
+
+	for (size_t i = 0; i < r->nthreads && !t; i++)
+		if (r->threads[i].has_calib)
+			t = &r->threads[i];
+	if (!t || r->raw) {
+		if (t)
+			fprintf(out, "#   raw: values as measured, the markers' own cost included\n");
+		return;
+	}
+	fprintf(out, "#   calibrated: the markers' own cost taken out, per call");
+	if (r->ns_per_tick > 0)
+		fprintf(out, " wall %s", fmt_num(b, rep_ns(r, t->calib_in[0]), H_TIME));
+	for (size_t e = 0; e < r->nev; e++)
+		if (t->slot[e])
+			fprintf(out, ", %s %" PRIu64, r->ev[e].name, t->calib_in[t->slot[e]]);
+	fprintf(out, " (and per child call in its parent's excl); --raw shows measured values\n");
+	if (r->nbelow)
+		fprintf(out, "#   %zu row%s below the markers' own cost (shorter than their noise): "
+			"shown as 0\n", r->nbelow, r->nbelow == 1 ? "" : "s");
+}
+
 static void print_file_notes(FILE *out, const struct report *r)
 {
+	print_calibration(out, r);
 	if (r->ticks_per_ns <= 0)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
 			"normally, and this is not the boot it ran on)\n");

@@ -21,6 +21,11 @@
  *   --partial        site 0 is left mid-update (odd sequence count)
  *   --dropped        some drops counted in the header, and the file full
  *   --huge           counts and times near 2^64 (sums must saturate)
+ *   --calibrated     threads carry the markers' own cost (2 per call, 1 per
+ *                    child call, each event; 5 ns wall) and sites children;
+ *                    row 1 has so many children that its excl goes below it
+ *   --multiplexed    threads keep coverage: each event counted half of its
+ *                    regions' time
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
  *   --no-boot-id     the header has no boot id (a reader cannot tell
@@ -62,7 +67,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped, huge, no_boot_id, odd_names;
+	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -175,6 +180,7 @@ static void header(struct gen *g)
 	memcpy(h->magic, RF_MAGIC, 8);
 	h->version = RF_VERSION, h->header_size = RF_HEADER_SIZE;
 	h->state = state_of(g->state), h->flags = RF_SERIALIZED;
+	strcpy(h->barrier, "lfence");
 	h->pid = 4242 + 1000 * g->id, h->ppid = 4200, h->proc_start = 777;
 	strcpy(h->boot_id, "00000000-0000-0000-0000-000000000000");
 	h->start_real_ns = UINT64_C(1764700000000000000);
@@ -296,6 +302,15 @@ static void thread_totals(const struct gen *g, struct rf_thread *r, unsigned t)
 		strcpy(r->lost_reason, "EBADF: the program closed the counter");
 }
 
+static void calibration(struct rf_thread *r)
+{
+	r->calib_calls = 64;
+	r->calib_in[0] = (uint64_t)(5 * TPN);
+	r->calib_child[0] = (uint64_t)(3 * TPN);
+	for (uint32_t i = 1; i < r->nvalues; i++)
+		r->calib_in[i] = 2, r->calib_child[i] = 1;
+}
+
 static void threads(struct gen *g, uint32_t state)
 {
 	g->first_thread = g->len;
@@ -310,6 +325,9 @@ static void threads(struct gen *g, uint32_t state)
 		r->state = RF_T_RUNNING, r->total_status = RF_TOTAL_NONE;
 		if (state != RF_RUNNING || t == 1) /* in a running process, thread 1 ended */
 			thread_totals(g, r, t);
+		if (g->calibrated)
+			calibration(r);
+		r->coverage = (uint32_t)g->multiplexed;
 	}
 }
 
@@ -321,18 +339,19 @@ static void site_values(struct rf_site *s, uint32_t mask, unsigned j, unsigned i
 
 	s->calls = (10 + j) * (id + 1);
 	s->v[0] = (struct rf_stat){ (uint64_t)(1000 * k * TPN), (uint64_t)(750 * k * TPN),
-				    (uint64_t)(10 * k * TPN), (uint64_t)(200 * k * TPN) };
+				    (uint64_t)(10 * k * TPN), (uint64_t)(200 * k * TPN), 0, 0 };
 	for (unsigned e = 0; e < RF_EVENTS_MAX; e++)
 		if (mask >> e & 1)
 			s->v[slot++] = (struct rf_stat){ (e + 2) * 100 * k, (e + 2) * 75 * k,
-							 (e + 2) * k, (e + 2) * 20 * k };
+							 (e + 2) * k, (e + 2) * 20 * k, 0, 0 };
 }
 
 static void huge_values(struct rf_site *s)
 {
 	s->calls = UINT64_MAX - 1;
 	for (uint32_t i = 0; i < s->nvalues; i++)
-		s->v[i] = (struct rf_stat){ UINT64_MAX - 1, UINT64_MAX / 2 + 1, 1, UINT64_MAX - 1 };
+		s->v[i] = (struct rf_stat){ UINT64_MAX - 1, UINT64_MAX / 2 + 1, 1, UINT64_MAX - 1,
+					    0, 0 };
 }
 
 static void sites(struct gen *g)
@@ -347,6 +366,10 @@ static void sites(struct gen *g)
 		s->region = 1 + rest % g->regions;
 		s->stack = (rest % g->regions + rest / g->regions * (g->regions + 1)) % g->stacks;
 		site_values(s, mask, j, g->id);
+		if (g->calibrated)
+			s->child_calls = j == 1 ? 1000000 : s->calls / 2;
+		for (uint32_t i = 1; g->multiplexed && i < n; i++)
+			s->v[i].enabled = 1000000 * s->calls, s->v[i].running = 500000 * s->calls;
 		if (g->huge)
 			huge_values(s);
 		if ((long)j == g->undone)
@@ -536,7 +559,7 @@ static void append(const char *path)
 	s->thread = 0, s->region = n->id, s->stack = 0, s->nvalues = L.t0->nvalues;
 	s->calls = 5;
 	for (uint32_t i = 1; i < s->nvalues; i++)
-		s->v[i] = (struct rf_stat){ 500, 500, 100, 100 };
+		s->v[i] = (struct rf_stat){ 500, 500, 100, 100, 0, 0 };
 	publish(s);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	munmap(L.map, L.size);
@@ -625,6 +648,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--partial")) g.partial = 1;
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;
+		else if (!strcmp(a, "--calibrated")) g.calibrated = 1;
+		else if (!strcmp(a, "--multiplexed")) g.multiplexed = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
 		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
 		else if (a[0] == '-') die("unknown option ", a);

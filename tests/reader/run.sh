@@ -115,6 +115,16 @@ golden json-table-threads-stacks --format json-table --threads --stacks --top 2 
 golden folded --format folded "$S"
 golden folded-threads --format folded --threads "$S"
 
+# ---- calibration and coverage ---------------------------------------------
+# The same rows, with the markers' own cost (2 per call and 1 per child call
+# for each event, 5 ns wall per call) taken out by default and left in with
+# --raw; row 1's children push its excl below zero (shown as 0, one note);
+# each event counted half of its regions' time (coverage 0.5, scaled x2).
+gen calibrated.pmc --calibrated --multiplexed
+golden table-calibrated calibrated.pmc
+golden table-calibrated-raw --raw calibrated.pmc
+golden json-calibrated --format json calibrated.pmc
+
 # By hand: solve is rows 0-3 and 20-23; calls 8 x 10 + 92; wall (1 + 2 + 3
 # + 4 + 21 + 22 + 23 + 24) x 1000 ns (ticks / 2); instructions 200 x (1 + 2 +
 # 3 + 21 + 22 + 23) (rows 3 and 23 are the thread that could not count).
