@@ -141,50 +141,59 @@ static void test_fork_child_only(void)
 	json_decref(parent);
 }
 
-/* The thread's own count, printed by hw self. */
-static long long self_count(const char *name)
-{
-	char path[4096], line[128];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s-%s.out", dir, name, ua);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "self-thread %lld", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static long long shim_total_of_worker(json_t *rep)
+/* The shim's total of the thread with this tid, -1 if none. */
+static long long shim_total_of(json_t *rep, long long tid)
 {
 	size_t i;
 	json_t *t;
 
 	json_array_foreach(json_object_get(rep, "threads"), i, t)
-		if (!json_is_true(json_object_get(t, "main")))
+		if (json_integer_value(json_object_get(t, "tid")) == tid)
 			return json_integer_value(json_object_get(
 				json_array_get(json_object_get(t, "totals"), INS), "value"));
 	return -1;
 }
 
+/* hw self runs REPS threads, each printing "self-thread TID OWN". The
+ * shim's overhead (its total minus the thread's own count) of the least
+ * disturbed thread: an interrupt in the loop adds to both counts alike,
+ * one in the shim's set-up or tear-down to the shim's only. Sets *own
+ * to that thread's own count; returns -1 when nothing matched. */
+static long long least_overhead(const char *name, long long *own)
+{
+	char path[4096], line[128];
+	long long tid, v, best = -1;
+	json_t *rep = load(name, 0);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s-%s.out", dir, name, ua);
+	f = fopen(path, "r");
+	while (rep && f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "self-thread %lld %lld", &tid, &v) != 2)
+			continue;
+		long long t = shim_total_of(rep, tid);
+		if (t >= v && v > 0 && (best < 0 || t - v < best)) {
+			best = t - v;
+			*own = v;
+		}
+	}
+	if (f)
+		fclose(f);
+	json_decref(rep);
+	return best;
+}
+
 static void test_thread_total_vs_own_count(void)
 {
-	json_t *r0 = load("self0", 0), *r1 = load("self1m", 0);
-	long long s0 = self_count("self0"), s1 = self_count("self1m");
+	long long s0 = 0, s1 = 0;
+	long long o0 = least_overhead("self0", &s0), o1 = least_overhead("self1m", &s1);
 
-	CHECK(r0 && r1 && s0 > 0 && s1 > 0, "self reports/outputs");
-	long long t0 = shim_total_of_worker(r0), t1 = shim_total_of_worker(r1);
-	printf("    thread total: shim %lld vs own %lld (N=0), shim %lld vs own %lld (N=1e6): "
-	       "shim overhead %lld instructions\n", t0, s0, t1, s1, t0 - s0);
+	CHECK(o0 >= 0 && o1 >= 0, "self reports/outputs (threads matched by tid)");
+	printf("    thread total: own %lld (N=0), %lld (N=1e6); shim overhead %lld and %lld "
+	       "instructions (least of 5 threads)\n", s0, s1, o0, o1);
 	/* an interrupt inside the loop adds to both counts alike */
 	CHECK(s1 - s0 >= 2000000, "own counts differ by %lld", s1 - s0);
-	CHECK(t0 - s0 == t1 - s1 && t0 >= s0, "shim overhead not constant: %lld vs %lld",
-	      t0 - s0, t1 - s1);
-	json_decref(r0);
-	json_decref(r1);
+	CHECK(o0 == o1, "shim overhead not constant: %lld vs %lld", o0, o1);
 }
 
 /* Instructions of one empty begin/end pair: region k1 (holding one pair)
