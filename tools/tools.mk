@@ -1,6 +1,6 @@
 # The report reader, its tests, fuzz target and benchmark.
 #   make                 builds $(B)/pmcshim-report
-#   make test            also runs the reader suite and a short fuzz run
+#   make test            also runs the reader suite and replays the fuzz seeds once
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
 #   make bench-reader    times the reader on a generated 100 000-row report
 
@@ -60,7 +60,7 @@ $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
-EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+10
+EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+replay
 
 FUZZ_SECONDS ?= 300
 fuzz: $(B)/tests/reader/fuzz_report
