@@ -30,12 +30,24 @@ $(B)/tests/test_integration: tests/test_integration.c tests/runapp.c tests/runap
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -o $@ $< -ldl
 
+# The stack-method test's application, with and without frame pointers.
+$(B)/tests/apps/fpchain-fp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -O2 -fno-omit-frame-pointer -o $@ $< -ldl
+
+$(B)/tests/apps/fpchain-nofp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -O2 -fomit-frame-pointer -o $@ $< -ldl
+
+$(B)/tests/test_stack_methods: tests/test_stack_methods.c tests/runapp.c tests/runapp.h \
+		tests/harness.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c -ljansson
+
 $(B)/tests/apps/cxx: tests/apps/cxx.cpp include/pmcshim.h | $(B)/tests/apps
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -O1 -g -Iinclude -rdynamic -o $@ $< -ldl
 
 # --- sanitizer builds -------------------------------------------------------
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TSAN_FLAGS := -fsanitize=thread
+# frame pointers: the shim's stack walk needs its own frames to chain
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 
 $(B)/asan/libpmcshim.so: $(SHIM_SRC) $(SHIM_HDR)
 	mkdir -p $(@D)
@@ -56,12 +68,21 @@ TSAN_APPS := threads exits forks
 TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(APP_BINS)
 ifeq ($(CROSS),)
 TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%)
+
+# Frame-pointer stacks against libunwind's; again with the ASan+UBSan
+# shim, whose walk then runs instrumented.
+TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp
+ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
+EXTRA_SUITES += stacks=$(B)/tests/test_stack_methods
+EXTRA_SUITES += stacks-asan=env+PMCSHIM_TEST_SUITE=stacks-asan+PMCSHIM_TEST_SHIM=$(B)/asan/libpmcshim.so+PMCSHIM_TEST_PRELOAD_FIRST=$(ASAN_RT)+ASAN_OPTIONS=detect_leaks=1:exitcode=86+UBSAN_OPTIONS=halt_on_error=1:exitcode=87+$(B)/tests/test_stack_methods
 endif
 
 
 # --- benchmark (not part of the tests) ----------------------------------------
+# Built with frame pointers, as an application that wants cheap stacks is:
+# depth 8 is then a frame-pointer walk; the last run forces libunwind.
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
-	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -o $@ $< -ldl
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
 bench: all $(B)/bench-markers
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
@@ -69,6 +90,9 @@ bench: all $(B)/bench-markers
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x PMCSHIM_STACK_DEPTH=0 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x PMCSHIM_STACK_DEPTH=8 \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x PMCSHIM_STACK_DEPTH=8 \
+	  PMCSHIM_STACK_METHOD=unwind \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 
 .PHONY: bench

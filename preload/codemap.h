@@ -1,0 +1,27 @@
+/* Where the loaded modules' code is: a cached, sorted list of the
+ * executable segments of every object dl_iterate_phdr reports, so that the
+ * frame-pointer walker can tell a return address from garbage. */
+#ifndef PMCSHIM_CODEMAP_H
+#define PMCSHIM_CODEMAP_H
+
+#include <stdint.h>
+
+struct codemap_range {
+	uintptr_t lo, hi;
+};
+
+/* The segment of this thread's last hit: a stack's return addresses
+ * mostly lie in one module, so most checks end here. */
+extern __thread struct codemap_range codemap_last;
+
+/* 1 when pc lies in an executable segment of a loaded module (and then
+ * codemap_last holds it). A miss re-reads the module list once when
+ * objects were loaded or unloaded since it was last read. */
+int codemap_lookup(uintptr_t pc);
+
+static inline int codemap_is_code(uintptr_t pc)
+{
+	return (pc >= codemap_last.lo && pc < codemap_last.hi) || codemap_lookup(pc);
+}
+
+#endif
