@@ -19,9 +19,4 @@ extern __thread struct codemap_range codemap_last;
  * objects were loaded or unloaded since it was last read. */
 int codemap_lookup(uintptr_t pc);
 
-static inline int codemap_is_code(uintptr_t pc)
-{
-	return (pc >= codemap_last.lo && pc < codemap_last.hi) || codemap_lookup(pc);
-}
-
 #endif

@@ -63,6 +63,7 @@ int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi)
 {
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0), prev, ra, top;
+	struct codemap_range code;
 	int n = 0;
 
 	if (__builtin_expect(stack_hi == 0, 0))
@@ -83,10 +84,14 @@ int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
 			return 0;
 	}
 	pcs[0] = caller;
+	code = codemap_last;	/* a local copy: no TLS access per frame */
 	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
 		ra = strip(load(fp + 8));
-		if (!codemap_is_code(ra))
-			break;
+		if (ra < code.lo || ra >= code.hi) {
+			if (!codemap_lookup(ra))
+				break;
+			code = codemap_last;
+		}
 		pcs[n] = ra;
 		prev = fp;
 		fp = load(fp);
