@@ -127,6 +127,19 @@ static int in_shim(uintptr_t pc)
 	return pc >= shim_lo && pc < shim_hi;
 }
 
+/* libunwind's trace on arm64 gives each frame's return address minus one
+ * (the call instruction's last byte, for symbolizers); instructions are
+ * 4 bytes there, so rounding up gives back the return address that the
+ * call site and the frame-pointer walk report. */
+static inline uintptr_t return_address(void *pc)
+{
+#if defined(__aarch64__)
+	return ((uintptr_t)pc + 3) & ~(uintptr_t)3;
+#else
+	return (uintptr_t)pc;
+#endif
+}
+
 static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 {
 	void *buf[STACKS_MAX_FRAMES + SKIP_MAX];
@@ -145,10 +158,10 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 		return unwind_capture(caller, depth, pcs);
 	}
 	/* Trust the unwinder only if it agrees on the call site. */
-	if (skip >= got || (uintptr_t)buf[skip] != caller)
+	if (skip >= got || return_address(buf[skip]) != caller)
 		return 1;
 	for (int i = skip; i < got && n <= depth; i++)
-		pcs[n++] = (uintptr_t)buf[i];
+		pcs[n++] = return_address(buf[i]);
 	return n;
 }
 
