@@ -95,4 +95,19 @@ bench: all $(B)/bench-markers
 	  PMCSHIM_STACK_METHOD=unwind \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 
-.PHONY: bench
+# Memory per marking thread: 1000 live threads, without the shim, then
+# under it at depth 0, at depth 8 (the walk) and at depth 8 with libunwind.
+$(B)/bench-threads-rss: tests/bench/threads_rss.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
+
+bench-threads: all $(B)/bench-threads-rss
+	@echo "== memory per marking thread (RSS, 1000 live threads)"
+	@printf '%-50s ' "without the shim"; $(B)/bench-threads-rss 1000
+	@for cfg in PMCSHIM_STACK_DEPTH=0 PMCSHIM_STACK_DEPTH=8 \
+	    "PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind"; do \
+	  printf '%-50s ' "$$cfg"; env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=/dev/null/x \
+	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss 1000 2>/dev/null; done
+
+bench: bench-threads
+
+.PHONY: bench bench-threads
