@@ -8,7 +8,12 @@
 
 struct codemap_range {
 	uintptr_t lo, hi;
+	int tramp;	/* may hold the signal return trampoline */
 };
+
+/* Build the table now (at load time: the objects loaded then are the
+ * ones whose signal trampoline codemap_is_sigreturn recognises). */
+void codemap_init(void);
 
 /* The segment of this thread's last hit: a stack's return addresses
  * mostly lie in one module, so most checks end here. */
@@ -18,5 +23,10 @@ extern __thread struct codemap_range codemap_last;
  * codemap_last holds it). A miss re-reads the module list once when
  * objects were loaded or unloaded since it was last read. */
 int codemap_lookup(uintptr_t pc);
+
+/* 1 when pc, in a segment with tramp set that ends at hi, is the signal
+ * return trampoline: the frame above it is the kernel's signal frame,
+ * which has no frame record. */
+int codemap_is_sigreturn(uintptr_t pc, uintptr_t hi);
 
 #endif

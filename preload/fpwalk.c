@@ -13,6 +13,12 @@
  * unknown (every walk then fails and libunwind answers). */
 static __thread uintptr_t stack_lo, stack_hi;
 
+void fpwalk_init(void)
+{
+	codemap_init();
+	fpwalk_thread_init();
+}
+
 void fpwalk_thread_init(void)
 {
 	pthread_attr_t a;
@@ -92,6 +98,10 @@ int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
 				break;
 			code = codemap_last;
 		}
+		/* a signal handler's caller: the interrupted frame is not
+		 * chained; libunwind reads the signal frame instead */
+		if (code.tramp && codemap_is_sigreturn(ra, code.hi))
+			break;
 		pcs[n] = ra;
 		prev = fp;
 		fp = load(fp);

@@ -13,9 +13,14 @@
  * return addresses; returns the count, or 0 when the chain does not reach
  * caller. Never faults: each frame must lie on this thread's stack above
  * the previous one, 16-byte aligned, and each return address must lie in
- * a loaded module's code; the walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer. */
+ * a loaded module's code and not be the signal return trampoline; the
+ * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer. */
 int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi);
+
+/* At load time, on the main thread: the module table, and this thread's
+ * stack bounds. */
+void fpwalk_init(void);
 
 /* Look up the calling thread's stack bounds now rather than at its first
  * walk (pthread_getattr_np reads /proc/self/maps for the main thread). */

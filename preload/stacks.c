@@ -112,7 +112,7 @@ int stacks_init(char *why, size_t whylen)
 {
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
 	method = method_from_env();
-	fpwalk_thread_init();	/* the main thread's bounds, outside any region */
+	fpwalk_init();	/* module table, main thread's bounds: outside any region */
 	/* forced to frame pointers, the shim never unwinds: no libunwind */
 	return method == STACKS_FP ? 0 : load_libunwind(why, whylen);
 }

@@ -7,19 +7,35 @@
  *   slot               its function's saved frame pointer overwritten with
  *                      garbage (several kinds) around the marker
  *   gpreg              the frame-pointer register holds garbage (x86-64)
+ *   signal             in a signal handler raised 12 frames deep
  * Prints "fpchain: done" and exits 0. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <pmcshim.h>
 
 #define BARRIER() __asm__ __volatile__("" ::: "memory")	/* no tail calls */
 
+/* Marks in a signal handler: the chain above it runs through the
+ * kernel's signal frame, which has no frame record. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	PMCSHIM_BEGIN("signal");
+	PMCSHIM_END("signal");
+}
+
 __attribute__((noinline)) static void mark_deep(const char *region)
 {
-	pmcshim_begin_name(region);
-	pmcshim_end_name(region);
+	if (strcmp(region, "raise") == 0) {
+		raise(SIGUSR1);
+	} else {
+		pmcshim_begin_name(region);
+		pmcshim_end_name(region);
+	}
 	BARRIER();
 }
 
@@ -125,6 +141,8 @@ int main(void)
 	fake[1][1] = (uintptr_t)&main + 4;	/* code */
 	for (int i = 0; i < 3; i++)
 		level1("deep");
+	signal(SIGUSR1, on_signal);
+	level1("raise");
 	PMCSHIM_BEGIN("shallow");
 	PMCSHIM_END("shallow");
 	pthread_create(&t, NULL, thread_main, NULL);
