@@ -180,6 +180,20 @@ static void test_broken_chain(void)
 	}
 }
 
+/* Signal handlers: on the thread's stack the walk stops at the signal
+ * return trampoline, on an alternate stack it does not start; either way
+ * auto gives libunwind's stack (test_fp_build_same_as_libunwind). */
+static void test_signal_handlers(void)
+{
+	CHECK(run_method("fpchain-fp", "fp", "signal", &fp_rows) == 0, "fp run");
+	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "signal: '%s'", fp_rows.s[0]);
+	CHECK(run_method("fpchain-fp", "fp", "altstack", &fp_rows) == 0, "fp run");
+	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "altstack: '%s'", fp_rows.s[0]);
+	CHECK(run_method("fpchain-fp", "unwind", "altstack", &unw_rows) == 0, "unwind run");
+	CHECK(unw_rows.n == 1 && frames(unw_rows.s[0]) == 9, "altstack, libunwind: '%s'",
+	      unw_rows.s[0]);
+}
+
 int main(void)
 {
 	runapp_init();
@@ -187,6 +201,7 @@ int main(void)
 	RUN(test_fp_build_same_as_libunwind);
 	RUN(test_nofp_build_falls_back);
 	RUN(test_broken_chain);
+	RUN(test_signal_handlers);
 	runapp_free(&r);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "stacks");
 }

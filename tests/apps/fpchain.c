@@ -8,6 +8,7 @@
  *                      garbage (several kinds) around the marker
  *   gpreg              the frame-pointer register holds garbage (x86-64)
  *   signal             in a signal handler raised 12 frames deep
+ *   altstack           the same, the handler on an alternate signal stack
  * Prints "fpchain: done" and exits 0. */
 #include <pthread.h>
 #include <signal.h>
@@ -28,10 +29,36 @@ static void on_signal(int sig)
 	PMCSHIM_END("signal");
 }
 
+/* The same on an alternate signal stack: not the thread's stack, so the
+ * walk must not start at all. */
+static void on_altstack(int sig)
+{
+	(void)sig;
+	PMCSHIM_BEGIN("altstack");
+	PMCSHIM_END("altstack");
+}
+
+static char altstack_mem[1 << 16] __attribute__((aligned(16)));
+
+static void install_handlers(void)
+{
+	stack_t ss = { .ss_sp = altstack_mem, .ss_size = sizeof(altstack_mem) };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaltstack(&ss, NULL);
+	sa.sa_handler = on_altstack;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+}
+
 __attribute__((noinline)) static void mark_deep(const char *region)
 {
 	if (strcmp(region, "raise") == 0) {
 		raise(SIGUSR1);
+		raise(SIGUSR2);
 	} else {
 		pmcshim_begin_name(region);
 		pmcshim_end_name(region);
@@ -141,7 +168,7 @@ int main(void)
 	fake[1][1] = (uintptr_t)&main + 4;	/* code */
 	for (int i = 0; i < 3; i++)
 		level1("deep");
-	signal(SIGUSR1, on_signal);
+	install_handlers();
 	level1("raise");
 	PMCSHIM_BEGIN("shallow");
 	PMCSHIM_END("shallow");
