@@ -18,7 +18,7 @@ endif
 
 SHIM_SRC := $(wildcard preload/*.c)
 SHIM_HDR := $(wildcard preload/*.h) include/pmcshim.h
-SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -fPIC -fvisibility=hidden \
+SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
                -ftls-model=initial-exec -pthread
 # libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
 # -z now: no lazy symbol binding inside a measured region's first call.

@@ -1,6 +1,8 @@
-/* libunwind is loaded with dlopen(RTLD_LOCAL) rather than linked: linked,
- * libunwind.so.8 would sit in the global scope ahead of libc, and its weak
- * backtrace() would answer the application's own backtrace() calls. */
+/* Capture: the frame-pointer walk (fpwalk.c) where the chain holds,
+ * libunwind otherwise. libunwind is loaded with dlopen(RTLD_LOCAL) rather
+ * than linked: linked, libunwind.so.8 would sit in the global scope ahead
+ * of libc, and its weak backtrace() would answer the application's own
+ * backtrace() calls. */
 #include "stacks.h"
 
 #include <dlfcn.h>
@@ -12,6 +14,8 @@
 
 #include "arena.h"
 #include "fds.h"
+#include "fpwalk.h"
+#include "log.h"
 #include "mapfile.h"
 #include "modules.h"
 
@@ -36,6 +40,8 @@ static backtrace_fn unw_backtrace_fn;
  * plus one. Only grows. */
 static int shim_frames = 1;
 static uintptr_t shim_lo, shim_hi;	/* the shim's own mapped range */
+static int method = STACKS_AUTO;	/* PMCSHIM_STACK_METHOD */
+static __thread int last_method;	/* of this thread's last capture */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct stack *table;
@@ -72,12 +78,25 @@ static void warm_up(void *arg)
 	unw_backtrace_fn(frames, 4);
 }
 
-int stacks_init(char *why, size_t whylen)
+/* PMCSHIM_STACK_METHOD: auto (default), fp or unwind. */
+static int method_from_env(void)
 {
-	void *h;
+	const char *v = getenv("PMCSHIM_STACK_METHOD");
 
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
-	h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	if (!v || !*v || strcmp(v, "auto") == 0)
+		return STACKS_AUTO;
+	if (strcmp(v, "fp") == 0)
+		return STACKS_FP;
+	if (strcmp(v, "unwind") == 0)
+		return STACKS_UNWIND;
+	log_error("PMCSHIM_STACK_METHOD='%s': want auto, fp or unwind; using auto", v);
+	return STACKS_AUTO;
+}
+
+static int load_libunwind(char *why, size_t whylen)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
 	if (!h) {
 		snprintf(why, whylen, "libunwind.so.8: %s", dlerror());
 		return -1;
@@ -94,28 +113,46 @@ int stacks_init(char *why, size_t whylen)
 	return 0;
 }
 
-static int in_shim(uintptr_t pc)
+int stacks_init(char *why, size_t whylen)
 {
-	return pc >= shim_lo && pc < shim_hi;
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
+	method = method_from_env();
+	fpwalk_init();	/* module table, main thread's bounds: outside any region */
+	/* forced to frame pointers, the shim never unwinds: no libunwind */
+	return method == STACKS_FP ? 0 : load_libunwind(why, whylen);
 }
-
-static __thread int last_method;
 
 int stacks_last_method(void)
 {
 	return last_method;
 }
 
-int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
+static int in_shim(uintptr_t pc)
+{
+	return pc >= shim_lo && pc < shim_hi;
+}
+
+/* libunwind's trace on arm64 gives each frame's return address minus one
+ * (the call instruction's last byte, for symbolizers); instructions are
+ * 4 bytes there, so rounding up gives back the return address that the
+ * call site and the frame-pointer walk report. */
+static inline uintptr_t return_address(void *pc)
+{
+#if defined(__aarch64__)
+	return ((uintptr_t)pc + 3) & ~(uintptr_t)3;
+#else
+	return (uintptr_t)pc;
+#endif
+}
+
+static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 {
 	void *buf[STACKS_MAX_FRAMES + SKIP_MAX];
 	int got, skip = 0, n = 0;
 
 	int extra = __atomic_load_n(&shim_frames, __ATOMIC_RELAXED) + 1;
 
-	pcs[0] = caller;
-	last_method = RF_STACK_CALLER;
-	if (depth == 0 || !unw_backtrace_fn)
+	if (!unw_backtrace_fn)
 		return 1;
 	got = unw_backtrace_fn(buf, depth + 1 + extra);
 	while (skip < got && in_shim((uintptr_t)buf[skip]))
@@ -123,14 +160,39 @@ int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	if (skip > extra - 1 && skip < SKIP_MAX) {
 		/* a longer path through the shim: learn it, unwind again */
 		__atomic_store_n(&shim_frames, skip, __ATOMIC_RELAXED);
-		return stacks_capture(caller, depth, pcs);
+		return unwind_capture(caller, depth, pcs);
 	}
 	/* Trust the unwinder only if it agrees on the call site. */
-	if (skip >= got || (uintptr_t)buf[skip] != caller)
+	if (skip >= got || return_address(buf[skip]) != caller)
 		return 1;
 	for (int i = skip; i < got && n <= depth; i++)
-		pcs[n++] = (uintptr_t)buf[i];
-	last_method = RF_STACK_UNWIND;
+		pcs[n++] = return_address(buf[i]);
+	return n;
+}
+
+/* Frame pointers when they give the whole stack asked for; libunwind when
+ * the chain breaks first (code built without frame pointers, a frame
+ * pointer used as a general register, the stack's bottom in libc's start
+ * code, which keeps none): a short chain cannot tell a short stack from a
+ * broken one, and libunwind can. */
+int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
+{
+	int n;
+
+	pcs[0] = caller;
+	last_method = STACKS_NONE;
+	if (depth == 0)
+		return 1;
+	if (method != STACKS_UNWIND) {
+		n = fpwalk_capture(caller, depth, pcs, shim_lo, shim_hi);
+		if (n == depth + 1 || method == STACKS_FP) {
+			last_method = STACKS_FP;
+			return n ? n : 1;
+		}
+		pcs[0] = caller;
+	}
+	n = unwind_capture(caller, depth, pcs);
+	last_method = n > 1 ? STACKS_UNWIND : STACKS_NONE;
 	return n;
 }
 

@@ -37,12 +37,24 @@ $(B)/tests/test_lifecycle: tests/test_lifecycle.c tests/runapp.c tests/runapp.h 
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -o $@ $< -ldl
 
+# The stack-method test's application, with and without frame pointers.
+$(B)/tests/apps/fpchain-fp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -O2 -fno-omit-frame-pointer -o $@ $< -ldl
+
+$(B)/tests/apps/fpchain-nofp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -O2 -fomit-frame-pointer -o $@ $< -ldl
+
+$(B)/tests/test_stack_methods: tests/test_stack_methods.c tests/runapp.c tests/runapp.h \
+		tests/harness.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c -ljansson
+
 $(B)/tests/apps/cxx: tests/apps/cxx.cpp include/pmcshim.h | $(B)/tests/apps
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -O1 -g -Iinclude -rdynamic -o $@ $< -ldl
 
 # --- sanitizer builds -------------------------------------------------------
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-TSAN_FLAGS := -fsanitize=thread
+# frame pointers: the shim's stack walk needs its own frames to chain
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 
 $(B)/asan/libpmcshim.so: $(SHIM_SRC) $(SHIM_HDR)
 	mkdir -p $(@D)
@@ -69,6 +81,13 @@ TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(B)/tests/test_lifecycle 
 ifeq ($(CROSS),)
 TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/tsan/apps/%) \
 	$(B)/tsan/apps/hammer
+
+# Frame-pointer stacks against libunwind's; again with the ASan+UBSan
+# shim, whose walk then runs instrumented.
+TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp
+ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
+EXTRA_SUITES += stacks=$(B)/tests/test_stack_methods
+EXTRA_SUITES += stacks-asan=env+PMCSHIM_TEST_SUITE=stacks-asan+PMCSHIM_TEST_SHIM=$(B)/asan/libpmcshim.so+PMCSHIM_TEST_PRELOAD_FIRST=$(ASAN_RT)+ASAN_OPTIONS=detect_leaks=1:exitcode=86+UBSAN_OPTIONS=halt_on_error=1:exitcode=87+$(B)/tests/test_stack_methods
 endif
 
 
@@ -78,8 +97,10 @@ $(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
 	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
+# Built with frame pointers, as an application that wants cheap stacks is:
+# depth 8 is then a frame-pointer walk; the last run forces libunwind.
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
-	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -o $@ $< -ldl
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
 bench: all $(B)/bench-markers
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
@@ -89,12 +110,33 @@ bench: all $(B)/bench-markers
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@echo; echo "PMCSHIM_STACK_METHOD=unwind (libunwind, not the frame-pointer walk):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	  PMCSHIM_STACK_METHOD=unwind \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@rm -rf $(B)/tmp/bench
 
-.PHONY: bench
+# Memory per marking thread: 1000 live threads, without the shim, then
+# under it at depth 0, at depth 8 (the walk) and at depth 8 with libunwind.
+$(B)/bench-threads-rss: tests/bench/threads_rss.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
+
+bench-threads: all $(B)/bench-threads-rss
+	@mkdir -p $(B)/tmp/bench
+	@echo "== memory per marking thread (RSS, 1000 live threads)"
+	@printf '%-50s ' "without the shim"; $(B)/bench-threads-rss 1000
+	@for cfg in PMCSHIM_STACK_DEPTH=0 PMCSHIM_STACK_DEPTH=8 \
+	    "PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind"; do \
+	  printf '%-50s ' "$$cfg"; env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
+	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss 1000 2>/dev/null; done
+	@rm -rf $(B)/tmp/bench
+
+bench: bench-threads
+
+.PHONY: bench bench-threads
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \

@@ -104,6 +104,7 @@ int main(void)
 {
 	double fl[ROUNDS], mac[ROUNDS], str[ROUNDS];
 	const char *depth = getenv("PMCSHIM_STACK_DEPTH");
+	const char *method = getenv("PMCSHIM_STACK_METHOD");
 
 	nest(NEST, loop_macro);		/* warm: sites, caches, unwinder */
 	nest(NEST, loop_string);
@@ -123,7 +124,7 @@ int main(void)
 	printf("%-28s %8.1f %8.2f\n", "PMCSHIM_BEGIN/END", m, m / f);
 	printf("%-28s %8.1f %8.2f\n", "pmcshim_begin_name/end_name", s, s / f);
 	if (pmcshim_active())
-		printf("stack depth %s, %d pairs x %d rounds, median\n",
-		       depth ? depth : "8 (default)", PAIRS, ROUNDS);
+		printf("stack depth %s, method %s, %d pairs x %d rounds, median\n",
+		       depth ? depth : "8 (default)", method ? method : "auto", PAIRS, ROUNDS);
 	return acc == 0;	/* keep the floor's work observable */
 }

@@ -48,6 +48,7 @@ for ua in 1 0; do
 	run self1m-ua$ua PMCSHIM_STACK_DEPTH=0 "$W/hw" self 1000000
 	run cost0-ua$ua PMCSHIM_STACK_DEPTH=0 "$W/hw" cost
 	run cost8-ua$ua PMCSHIM_STACK_DEPTH=8 "$W/hw" cost
+	run cost8u-ua$ua PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind "$W/hw" cost
 done
 echo "$on" > "$knob"
 # more events than most PMUs have counters

@@ -1,0 +1,197 @@
+/* The table is replaced, never changed, when modules come and go: readers
+ * take no lock. Replaced tables are kept on a list and never freed, since
+ * another thread may still be searching one (a new table is built only
+ * when a lookup misses and objects were loaded or unloaded since). After
+ * a dlclose the old table still holds the unloaded object's ranges until
+ * the next miss: an address there passes as code. Only the address is
+ * compared, never read, so that cannot fault; the only code ever read is
+ * that of libc and the vDSO, which stay. */
+#include "codemap.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Objects that hold the signal return trampoline the kernel returns
+ * through from a handler (glibc's __restore_rt on x86-64, the vDSO's
+ * __kernel_rt_sigreturn on arm64). Only those loaded when the first table
+ * was built count: they are never unloaded, so their code can be read. */
+#define TRAMP_MAX 4
+static uintptr_t tramp_lo[TRAMP_MAX];
+static int ntramp;
+
+#if defined(__x86_64__)
+#define SIGRETURN_CODE 0x0f0000000fc0c748ull	/* mov $15, %rax; syscall */
+#elif defined(__aarch64__)
+#define SIGRETURN_CODE 0xd4000001d2801168ull	/* mov x8, #139; svc #0 */
+#endif
+
+struct table {
+	struct table *older;		/* replaced tables, kept */
+	unsigned long long adds, subs;	/* dl_iterate_phdr's counters when built */
+	size_t n;
+	struct codemap_range r[];
+};
+
+static struct table *current;
+static pthread_mutex_t rebuild_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct collect {
+	struct codemap_range *r;
+	size_t n, cap;
+	unsigned long long adds, subs;
+	int first, unchanged;
+};
+
+static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct codemap_range *p = realloc(c->r, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		c->r = p;
+		c->cap = cap;
+	}
+	c->r[c->n++] = (struct codemap_range){ lo, hi, 0 };
+	return 0;
+}
+
+static int may_hold_sigreturn(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "linux-vdso", 10) == 0;
+}
+
+/* Whether the segment at lo can hold the trampoline; first table: learn. */
+static int tramp_segment(const char *path, uintptr_t lo, int first_table)
+{
+	if (first_table && ntramp < TRAMP_MAX && may_hold_sigreturn(path))
+		tramp_lo[ntramp++] = lo;
+	for (int i = 0; i < ntramp; i++)
+		if (tramp_lo[i] == lo)
+			return 1;
+	return 0;
+}
+
+static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct collect *c = data;
+	struct table *t = current;
+
+	if (c->first) {
+		c->first = 0;
+		if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+			return 1;	/* no counters: cannot tell what changed */
+		c->adds = info->dlpi_adds;
+		c->subs = info->dlpi_subs;
+		if (t && t->adds == c->adds && t->subs == c->subs) {
+			c->unchanged = 1;
+			return 1;
+		}
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (add_range(c, lo, lo + ph->p_memsz) != 0)
+			return 1;
+		c->r[c->n - 1].tramp = tramp_segment(info->dlpi_name ? info->dlpi_name : "", lo,
+						     t == NULL);
+	}
+	return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct codemap_range *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Returns 1 when a new table was published. */
+static int rebuild(void)
+{
+	struct collect c = { .first = 1 };
+	struct table *t;
+	int published = 0;
+
+	pthread_mutex_lock(&rebuild_lock);
+	dl_iterate_phdr(collect_one, &c);
+	if (c.unchanged || c.n == 0)
+		goto out;
+	t = malloc(sizeof(*t) + c.n * sizeof(t->r[0]));
+	if (!t)
+		goto out;
+	qsort(c.r, c.n, sizeof(c.r[0]), by_lo);
+	memcpy(t->r, c.r, c.n * sizeof(t->r[0]));
+	t->n = c.n;
+	t->adds = c.adds;
+	t->subs = c.subs;
+	t->older = current;
+	__atomic_store_n(&current, t, __ATOMIC_RELEASE);
+	published = 1;
+out:
+	pthread_mutex_unlock(&rebuild_lock);
+	free(c.r);
+	return published;
+}
+
+/* The range holding pc, or NULL. Binary search: a process maps tens of
+ * segments. */
+static const struct codemap_range *find(const struct table *t, uintptr_t pc)
+{
+	size_t lo = 0, hi = t ? t->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (pc < t->r[mid].lo)
+			hi = mid;
+		else if (pc >= t->r[mid].hi)
+			lo = mid + 1;
+		else
+			return &t->r[mid];
+	}
+	return NULL;
+}
+
+__thread struct codemap_range codemap_last;
+
+void codemap_init(void)
+{
+	if (!__atomic_load_n(&current, __ATOMIC_ACQUIRE))
+		rebuild();
+}
+
+int codemap_is_sigreturn(uintptr_t pc, uintptr_t hi)
+{
+#ifdef SIGRETURN_CODE
+	uint64_t code;
+
+	if (pc > hi - sizeof(code))
+		return 0;
+	memcpy(&code, (const void *)pc, sizeof(code));
+	return code == SIGRETURN_CODE;
+#else
+	(void)pc;
+	(void)hi;
+	return 0;
+#endif
+}
+
+int codemap_lookup(uintptr_t pc)
+{
+	const struct codemap_range *r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), pc);
+
+	if (!r && rebuild())
+		r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), pc);
+	if (!r)
+		return 0;
+	codemap_last = *r;
+	return 1;
+}

@@ -1,0 +1,110 @@
+/* A frame record is two words, the same on x86-64 and arm64: at fp, the
+ * caller's fp (saved rbp / x29); at fp + 8, the return address (rbp+8 /
+ * x30). */
+#include "fpwalk.h"
+
+#include <pthread.h>
+
+#include "codemap.h"
+
+#define SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
+
+/* This thread's stack, [lo, hi); hi == 0: not looked up yet; lo > hi:
+ * unknown (every walk then fails and libunwind answers). */
+static __thread uintptr_t stack_lo, stack_hi;
+
+void fpwalk_init(void)
+{
+	codemap_init();
+	fpwalk_thread_init();
+}
+
+void fpwalk_thread_init(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	stack_lo = UINTPTR_MAX;
+	stack_hi = 1;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+		stack_lo = (uintptr_t)addr;
+		stack_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+/* The sanitizers would check these loads against other frames' shadow;
+ * the bounds checks below are what keep them safe. */
+__attribute__((no_sanitize("address"), no_sanitize_thread))
+static inline uintptr_t load(uintptr_t addr)
+{
+	return *(const uintptr_t *)addr;
+}
+
+/* A return address without its pointer-authentication code (arm64
+ * pac-ret signs the saved x30; xpaclri is a no-op without PAuth). */
+static inline uintptr_t strip(uintptr_t ra)
+{
+#if defined(__aarch64__)
+	register uintptr_t x30 __asm__("x30") = ra;
+	__asm__("hint #7" : "+r"(x30));	/* xpaclri */
+	return x30;
+#else
+	return ra;
+#endif
+}
+
+/* fp can be the frame above prev: higher (the stack grows down), aligned,
+ * and its record inside the stack. Everything between the walk's first
+ * frame and the stack's top is mapped, so then both words can be read. */
+static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
+{
+	return fp >= prev + 16 && (fp & 15) == 0 && fp <= top;
+}
+
+int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
+		   uintptr_t shim_lo, uintptr_t shim_hi)
+{
+	uintptr_t fp = (uintptr_t)__builtin_frame_address(0), prev, ra, top;
+	struct codemap_range code;
+	int n = 0;
+
+	if (__builtin_expect(stack_hi == 0, 0))
+		fpwalk_thread_init();
+	top = stack_hi - 16;	/* the highest frame record */
+	/* on another stack (sigaltstack, a coroutine): not this walk's */
+	if (fp < stack_lo || fp > top || (fp & 15))
+		return 0;
+	/* the shim's own frames, up to the marker's return to caller */
+	for (;;) {
+		ra = strip(load(fp + 8));
+		prev = fp;
+		fp = load(fp);
+		if (ra == caller)
+			break;
+		if (ra < shim_lo || ra >= shim_hi || ++n > SHIM_FRAMES_MAX ||
+		    !frame_ok(fp, prev, top))
+			return 0;
+	}
+	pcs[0] = caller;
+	code = codemap_last;	/* a local copy: no TLS access per frame */
+	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
+		ra = strip(load(fp + 8));
+		if (ra < code.lo || ra >= code.hi) {
+			if (!codemap_lookup(ra))
+				break;
+			code = codemap_last;
+		}
+		/* a signal handler's caller: the interrupted frame is not
+		 * chained; libunwind reads the signal frame instead */
+		if (code.tramp && codemap_is_sigreturn(ra, code.hi))
+			break;
+		pcs[n] = ra;
+		prev = fp;
+		fp = load(fp);
+	}
+	return n;
+}

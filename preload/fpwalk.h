@@ -1,0 +1,29 @@
+/* Call-site stacks from the frame-pointer chain: a few loads per frame,
+ * where libunwind's unw_backtrace reads unwind tables. Used when the
+ * application keeps frame pointers (-fno-omit-frame-pointer); the caller
+ * falls back to libunwind when the chain is not there. */
+#ifndef PMCSHIM_FPWALK_H
+#define PMCSHIM_FPWALK_H
+
+#include <stdint.h>
+
+/* Walk from the calling function's own frame: the shim's frames (return
+ * addresses in [shim_lo, shim_hi)) up to the one returning to caller, then
+ * up to depth frames above the call site. Fills pcs[0] = caller, then the
+ * return addresses; returns the count, or 0 when the chain does not reach
+ * caller. Never faults: each frame must lie on this thread's stack above
+ * the previous one, 16-byte aligned, and each return address must lie in
+ * a loaded module's code and not be the signal return trampoline; the
+ * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer. */
+int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
+		   uintptr_t shim_lo, uintptr_t shim_hi);
+
+/* At load time, on the main thread: the module table, and this thread's
+ * stack bounds. */
+void fpwalk_init(void);
+
+/* Look up the calling thread's stack bounds now rather than at its first
+ * walk (pthread_getattr_np reads /proc/self/maps for the main thread). */
+void fpwalk_thread_init(void);
+
+#endif
