@@ -285,15 +285,16 @@ static void test_pair_cost(void)
 	}
 }
 
-/* Region "empty"'s stack in scenario's report, as module offsets. */
-static void stack_of(const char *scenario, char *out, size_t len)
+/* The stack of region's first row in scenario's report, as module
+ * offsets. */
+static void stack_of(const char *scenario, const char *region, char *out, size_t len)
 {
 	json_t *rep = load(scenario, 0), *row, *f;
 	size_t i, k, used = 0;
 
 	out[0] = '\0';
 	json_array_foreach(json_object_get(rep_main_thread(rep), "regions"), i, row) {
-		if (strcmp(json_string_value(json_object_get(row, "region")), "empty") != 0)
+		if (used || strcmp(json_string_value(json_object_get(row, "region")), region) != 0)
 			continue;
 		json_t *st = rep_stack(rep, json_integer_value(json_object_get(row, "stack")));
 		json_array_foreach(json_object_get(st, "frames"), k, f) {
@@ -312,10 +313,27 @@ static void test_fp_stack_is_libunwinds(void)
 {
 	char fp[1024], unw[1024];
 
-	stack_of("cost8", fp, sizeof(fp));
-	stack_of("cost8u", unw, sizeof(unw));
+	stack_of("cost8", "empty", fp, sizeof(fp));
+	stack_of("cost8u", "empty", unw, sizeof(unw));
 	printf("    depth-8 stack: %s\n", fp);
 	CHECK(*fp && strcmp(fp, unw) == 0, "frame pointers '%s', libunwind '%s'", fp, unw);
+}
+
+/* In a signal handler the walk gives way to libunwind (auto): the same
+ * stack, through the signal frame (more than the handler's call site and
+ * the trampoline). */
+static void test_signal_handler_stack(void)
+{
+	char au[1024], unw[1024];
+	int spaces = 0;
+
+	stack_of("signal", "handler", au, sizeof(au));
+	stack_of("signalu", "handler", unw, sizeof(unw));
+	for (const char *p = unw; *p; p++)
+		spaces += *p == ' ';
+	printf("    handler's stack: %s\n", au);
+	CHECK(*au && strcmp(au, unw) == 0, "auto '%s', libunwind '%s'", au, unw);
+	CHECK(spaces > 2, "libunwind's stack stops at the signal frame: '%s'", unw);
 }
 
 static void test_both_paths_agree(void)
@@ -453,6 +471,7 @@ int main(int argc, char **argv)
 		RUN(test_marker_cost);
 		RUN(test_pair_cost);
 		RUN(test_fp_stack_is_libunwinds);
+		RUN(test_signal_handler_stack);
 	}
 	ua = "ua1";
 	RUN(test_serialized_exact);

@@ -49,6 +49,8 @@ for ua in 1 0; do
 	run cost0-ua$ua PMCSHIM_STACK_DEPTH=0 "$W/hw" cost
 	run cost8-ua$ua PMCSHIM_STACK_DEPTH=8 "$W/hw" cost
 	run cost8u-ua$ua PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind "$W/hw" cost
+	run signal-ua$ua PMCSHIM_STACK_DEPTH=8 "$W/hw" signal
+	run signalu-ua$ua PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind "$W/hw" signal
 done
 echo "$on" > "$knob"
 # more events than most PMUs have counters

@@ -2,11 +2,12 @@
  * loops. Runs in the arm64 QEMU guest (whose PMU counts user instructions
  * exactly under -icount) and natively on any machine with a PMU.
  *
- *   hw loop | nest | threads | self N | fork | cost | pair | multiplex
+ *   hw loop | nest | threads | self N | fork | cost | pair | multiplex | signal
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +361,31 @@ __attribute__((noinline)) static void nest_then(int depth, void (*fn)(void))
 	__asm__ __volatile__("" ::: "memory");
 }
 
+/* A marker in a signal handler raised NEST frames deep: the walk must
+ * stop at the vDSO's sigreturn trampoline and leave the stack to
+ * libunwind, which reads the signal frame. */
+static void on_signal(int sig)
+{
+	(void)sig;
+	PMCSHIM_BEGIN("handler");
+	PMCSHIM_END("handler");
+}
+
+__attribute__((noinline)) static void raise_nested(int depth)
+{
+	if (depth > 0)
+		raise_nested(depth - 1);
+	else
+		raise(SIGUSR1);
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static void mode_signal(void)
+{
+	signal(SIGUSR1, on_signal);
+	raise_nested(10);
+}
+
 static void mode_multiplex(void)
 {
 	PMCSHIM_BEGIN("long");
@@ -385,8 +411,11 @@ int main(int argc, char **argv)
 		nest_then(10, measure_pairs);
 	else if (strcmp(m, "multiplex") == 0)
 		mode_multiplex();
+	else if (strcmp(m, "signal") == 0)
+		mode_signal();
 	else {
 		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|pair|multiplex\n");
+		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|multiplex|signal\n");
 		return 2;
 	}
 	return 0;
