@@ -278,11 +278,23 @@ static void export_stacks(FILE *out, const struct report *r, struct symbolizer *
 	fputs(first ? "],\n" : "\n  ],\n", out);
 }
 
+/* In id order, as frames name them (the loader keeps them by address):
+ * modules[k] is then module k for a reader that indexes the array. */
 static void export_modules(FILE *out, const struct report *r)
 {
+	const struct rep_module **by_id = xcalloc(r->nmodules + 1, sizeof(*by_id));
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nmodules; i++)
+		by_id[n++] = &r->modules[i];
+	for (size_t i = 1; i < n; i++)	/* insertion sort: a few dozen modules */
+		for (size_t k = i; k > 0 && by_id[k - 1]->id > by_id[k]->id; k--) {
+			const struct rep_module *t = by_id[k];
+			by_id[k] = by_id[k - 1], by_id[k - 1] = t;
+		}
 	fputs("  \"modules\": [", out);
-	for (size_t i = 0; i < r->nmodules; i++) {
-		const struct rep_module *m = &r->modules[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct rep_module *m = by_id[i];
 
 		fprintf(out, "%s    {\"id\": %" PRIu32, i ? ",\n" : "\n", m->id);
 		key_str(out, ", ", "path", m->path);
@@ -290,6 +302,7 @@ static void export_modules(FILE *out, const struct report *r)
 		fprintf(out, ", \"base\": \"0x%" PRIx64 "\"}", m->base);
 	}
 	fputs(r->nmodules ? "\n  ],\n" : "],\n", out);
+	free(by_id);
 }
 
 static void export_errors(FILE *out, const struct report *r)

@@ -414,8 +414,7 @@ int main(int argc, char **argv)
 	else if (strcmp(m, "signal") == 0)
 		mode_signal();
 	else {
-		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|pair|multiplex\n");
-		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|multiplex|signal\n");
+		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|pair|multiplex|signal\n");
 		return 2;
 	}
 	return 0;
