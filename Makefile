@@ -68,6 +68,7 @@ clean:
 
 include tests/tests.mk
 include tools/tools.mk
+include tools/launcher.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

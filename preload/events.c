@@ -174,3 +174,20 @@ int events_parse_list(const char *text, struct event_list *list,
 	free(copy);
 	return skipped;
 }
+
+/* --list-events: the names this build accepts, grouped the way perf list
+ * groups them. */
+void events_list(FILE *out)
+{
+	static const char *const kinds[] = { "Hardware event (generic)", "Software event" };
+	static const uint32_t types[] = { PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE };
+
+	for (size_t k = 0; k < 2; k++) {
+		fprintf(out, "%s%s:\n", k ? "\n" : "", kinds[k]);
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (known[i].type == types[k])
+				fprintf(out, "  %s\n", known[i].name);
+	}
+	fputs("\nRaw hardware event:\n  rNNNN (hex, as perf takes it)\n"
+	      "\nModifiers: :u user space (the default), :k or :uk with the kernel\n", out);
+}

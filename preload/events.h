@@ -3,6 +3,7 @@
 #define PMCSHIM_EVENTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define EVENTS_MAX 8
@@ -30,5 +31,8 @@ int events_parse_one(const char *name, struct event_spec *out,
  * entries skipped. */
 int events_parse_list(const char *text, struct event_list *list,
 		      char *err, size_t errlen);
+
+/* Every accepted name, grouped by kind, one a line (--list-events). */
+void events_list(FILE *out);
 
 #endif
