@@ -4,7 +4,14 @@
 CC      ?= cc
 CXX     ?= c++
 CFLAGS  ?= -O2 -g
-WARN    := -std=c11 -Wall -Wextra -Werror
+# -Werror for the project's own builds (a git checkout: development, CI,
+# tests), not for `make install` nor a copy without .git, where a newer
+# compiler's new warning must not stop a user's build. WERROR=0/1 decides.
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+WERROR  ?= 0
+endif
+WERROR  ?= $(if $(wildcard .git),1,0)
+WARN    := -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 DEFS    := -D_GNU_SOURCE
 B       := build
 OBJCOPY ?= objcopy
@@ -69,6 +76,7 @@ clean:
 include tests/tests.mk
 include tools/tools.mk
 include tools/launcher.mk
+include install.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

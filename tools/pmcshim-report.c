@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
+#include "../include/pmcshim.h"
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
@@ -37,6 +39,7 @@ static void usage(FILE *out)
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, json, folded (flame graphs)\n"
+	      "  --version          the version\n"
 	      "  -h, --help         this help\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
@@ -56,7 +59,8 @@ static int lookup(const char *what, const char *arg, const char *const *names, i
 	return -1;
 }
 
-/* Fills o from argv; 0 ok, -1 --help shown, 2 bad usage (said why). */
+/* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
+ * why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -65,7 +69,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 } };
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
 	static const char *const formats[] = { "table", "csv", "json", "folded" };
@@ -80,6 +84,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'S': o->symbolize = false; break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
+		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
 		case 'o':
 			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
 				return 2;
