@@ -77,6 +77,7 @@ include tests/tests.mk
 include tools/tools.mk
 include tools/launcher.mk
 include install.mk
+include tests/scopes/scopes.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

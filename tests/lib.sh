@@ -25,6 +25,13 @@ result() {
 	esac
 }
 
+# calls REGION FILE: the calls column of REGION in the merged table that
+# pmcshim (the launcher) printed into FILE
+calls() {
+	awk -v r="$1" '/^## regions, all/ { on = 1; next } /^##/ { on = 0 }
+		on && $1 == r { print $3; exit }' "$2" | tr -d ,
+}
+
 suite_end() {
 	echo "$suite: $passed passed, $failed failed, $skipped skipped"
 	[ $failed = 0 ]

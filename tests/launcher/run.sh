@@ -23,12 +23,6 @@ launch() {
 	rc=$?
 }
 
-# calls REGION ERRFILE: the calls column of REGION in the merged table
-calls() {
-	awk -v r="$1" '/^## regions, all/ { on = 1; next } /^##/ { on = 0 }
-		on && $1 == r { print $3; exit }' "$2" | tr -d ,
-}
-
 # pmcshim-* entries in a directory, not counting out and err
 entries() {
 	ls -A "$1" | grep -cv '^\(out\|err\)$'
