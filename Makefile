@@ -37,9 +37,9 @@ APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 all: check-deps $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 
 # --- dependencies ---------------------------------------------------------
-DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev
+DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev libpfm4-dev
 check-deps:
-	@missing=""; for h in libunwind.h uthash.h jansson.h elfutils/libdwfl.h; do \
+	@missing=""; for h in libunwind.h uthash.h jansson.h elfutils/libdwfl.h perfmon/pfmlib_perf_event.h; do \
 	  echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
 	if [ -n "$$missing" ]; then echo "missing headers:$$missing -- run 'make deps'" \
 	  "(or: apt-get install $(DEB_DEPS))"; exit 1; fi

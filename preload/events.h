@@ -13,6 +13,7 @@ struct event_spec {
 	char name[EVENT_NAME_MAX];	/* as the user wrote it, modifiers included */
 	uint32_t type;			/* PERF_TYPE_* */
 	uint64_t config;
+	uint64_t config1, config2;	/* native events' extra fields (libpfm4) */
 	int exclude_kernel;
 };
 

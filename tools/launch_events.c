@@ -11,15 +11,27 @@
 #include "counters.h"
 #include "events.h"
 
+/* One line per bad name (each may carry suggestions), then the list's
+ * own rules (twice, more than EVENTS_MAX). */
 int launch_check_events(const char *events)
 {
+	char *copy = strdup(events), *save = NULL, err[1024];
+	struct event_spec ev;
 	struct event_list list;
-	char err[1024];
+	int bad = 0;
 
-	if (events_parse_list(events, &list, err, sizeof(err)) == 0)
-		return 0;
-	fprintf(stderr, LAUNCHER ": -e: %s\n", err);
-	return -1;
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		if (events_parse_one(t, &ev, err, sizeof(err)) != 0) {
+			fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+			bad = 1;
+		}
+	}
+	free(copy);
+	if (!bad && events_parse_list(events, &list, err, sizeof(err)) != 0) {
+		fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
 }
 
 /* "a, b (reason)" for the unavailable events that share event i's

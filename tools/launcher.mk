@@ -7,7 +7,8 @@
 
 LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
-LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o
+LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
+	$(B)/shim/pfm.o $(B)/shim/suggest.o
 
 $(B)/launcher:
 	mkdir -p $@
