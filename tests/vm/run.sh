@@ -33,12 +33,13 @@ ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 
 # Debian's arm64 packages, downloaded once.
 fetch() {
-	[ -f "$W/cache/done" ] && return 0
+	# (libpfm4: the native event names; added later, so checked by name)
+	[ -f "$W/cache/done" ] && ls "$W"/cache/libpfm4_*_arm64.deb >/dev/null 2>&1 && return 0
 	kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/{print $2; exit}')
 	[ -n "$kpkg" ] || die "no arm64 kernel package known to apt: run 'dpkg --add-architecture arm64 && apt-get update'"
 	(cd "$W/cache" && apt-get download -q "${kpkg%:arm64}:arm64" busybox-static:arm64 \
-		libc6:arm64 libunwind8:arm64 liblzma5:arm64 >/dev/null) ||
+		libc6:arm64 libunwind8:arm64 liblzma5:arm64 libpfm4:arm64 >/dev/null) ||
 		die "apt-get download of the arm64 kernel and libraries failed"
 	touch "$W/cache/done"
 }
@@ -47,7 +48,8 @@ rm -rf "$W/x" "$W/root" && mkdir -p "$W/x" "$W/root"
 for d in "$W"/cache/*.deb; do dpkg -x "$d" "$W/x"; done
 cp "$W"/x/boot/vmlinuz-* "$W/vmlinuz"
 
-# The initramfs: busybox, glibc and libunwind for arm64, the shim, the suite.
+# The initramfs: busybox, glibc, libunwind and libpfm4 for arm64, the shim,
+# the suite.
 R=$W/root
 mkdir -p "$R/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/lib" "$R/usr"
 cp "$W/x/bin/busybox" "$R/bin/"
