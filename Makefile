@@ -78,6 +78,7 @@ include tools/tools.mk
 include tools/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
+include tests/table/table.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

@@ -120,15 +120,17 @@ static int regular_file(const struct dirent *e)
  * command's); returns its exit status. */
 static int run_reader(const struct launch *l, struct dirent **files, int n)
 {
-	char **argv = calloc((size_t)n + 2, sizeof(*argv));
+	char **argv = calloc((size_t)n + 3, sizeof(*argv));
 	int rc = 1, signo;
 	pid_t pid;
 
 	if (!argv)
 		return 1;
 	argv[0] = (char *)l->reader;
+	/* the notice said which events cannot count: no n/a columns for them */
+	argv[1] = "--collapse-unavailable";
 	for (int i = 0; i < n; i++)
-		if (asprintf(&argv[i + 1], "%s/%s", l->dir, files[i]->d_name) < 0)
+		if (asprintf(&argv[i + 2], "%s/%s", l->dir, files[i]->d_name) < 0)
 			goto out;
 	fflush(NULL);
 	pid = fork();
@@ -140,7 +142,7 @@ static int run_reader(const struct launch *l, struct dirent **files, int n)
 	}
 	rc = pid < 0 ? 1 : wait_for(pid, &signo);
 out:
-	for (int i = 1; i <= n; i++)
+	for (int i = 2; i < n + 2; i++)
 		free(argv[i]);
 	free(argv);
 	return rc;

@@ -39,6 +39,8 @@ static void usage(FILE *out)
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, json, folded (flame graphs)\n"
+	      "  --collapse-unavailable  leave out the columns of events that no row\n"
+	      "                     could count (one note instead of columns of n/a)\n"
 	      "  --version          the version\n"
 	      "  -h, --help         this help\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
@@ -69,7 +71,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 } };
+		{ "version", no_argument, NULL, 'V' },
+		{ "collapse-unavailable", no_argument, NULL, 'C' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
 	static const char *const formats[] = { "table", "csv", "json", "folded" };
@@ -85,6 +88,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
+		case 'C': render_table_collapse(true); break;
 		case 'o':
 			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
 				return 2;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_escape.h"
 #include "report_render.h"
 
 /* ---- numbers ------------------------------------------------------------ */
@@ -200,6 +201,24 @@ static void put_double(struct table *t, bool ok, const char *fmt, double v)
 		tbl_put(t, "n/a");
 }
 
+/* A name from the report, escaped and (maxw > 0) shortened. */
+static void put_name(struct table *t, const char *name, size_t maxw, const char *suffix)
+{
+	char *e = escape_name(name, maxw);
+
+	tbl_put(t, "%s%s", e, suffix);
+	free(e);
+}
+
+/* fprintf of one escaped name: fmt has one %s. */
+static void print_name(FILE *out, const char *fmt, const char *name)
+{
+	char *e = escape_name(name, 0);
+
+	fprintf(out, fmt, e);
+	free(e);
+}
+
 /* ---- headers ------------------------------------------------------------ */
 
 static void print_file(FILE *out, const struct report *r)
@@ -239,34 +258,81 @@ static void print_title(FILE *out, const struct model *m, const struct gtable *t
 	else if (t->scope == SC_PROCESS)
 		fprintf(out, "\n## regions of process %" PRIu64 " (%s)\n", m->files[t->id]->pid,
 			m->files[t->id]->path);
-	else
-		fprintf(out, "\n## regions of thread %" PRIu64 " %s (pid %" PRIu64 ")\n",
-			m->threads[t->id].t->tid, m->threads[t->id].t->name,
-			m->files[m->threads[t->id].file]->pid);
+	else {
+		fprintf(out, "\n## regions of thread %" PRIu64 " ", m->threads[t->id].t->tid);
+		print_name(out, "%s", m->threads[t->id].t->name);
+		fprintf(out, " (pid %" PRIu64 ")\n", m->files[m->threads[t->id].file]->pid);
+	}
 }
 
 /* ---- region tables ------------------------------------------------------ */
 
-static void region_headings(struct table *t, const struct model *m)
+/* --collapse-unavailable (the launcher's tables): an event that no row of
+ * a table could count gets no columns, and one note under the table says
+ * which, instead of two columns of n/a each (a machine without a PMU). */
+static bool collapse;
+
+void render_table_collapse(bool on)
+{
+	collapse = on;
+}
+
+/* cols: which events of the model get columns in table gt. */
+struct cols {
+	bool *shown;			/* [nev] */
+	size_t nshown, nhidden;
+	bool ipc;
+};
+
+static void choose_cols(struct cols *c, const struct model *m, const struct gtable *gt)
+{
+	c->shown = xcalloc(m->nev + 1, sizeof(*c->shown));
+	c->nshown = c->nhidden = 0;
+	for (size_t e = 0; e < m->nev; e++) {
+		c->shown[e] = !collapse;
+		for (size_t i = 0; i < gt->n && !c->shown[e]; i++)
+			c->shown[e] = gt->g[i]->s[1 + e].have;
+		c->shown[e] ? c->nshown++ : c->nhidden++;
+	}
+	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc];
+}
+
+static void note_hidden(FILE *out, const struct model *m, const struct cols *c)
+{
+	const char *sep = "";
+
+	if (!c->nhidden)
+		return;
+	fputs("not counted here, so left out: ", out);
+	for (size_t e = 0; e < m->nev; e++)
+		if (!c->shown[e])
+			fprintf(out, "%s%s", sep, m->ev[e]), sep = ", ";
+	fputs(" (no row has a value: see each file's events line for why)\n", out);
+}
+
+static void region_headings(struct table *t, const struct model *m, const struct cols *cols)
 {
 	size_t c = 3;
 	char b[256];
 
 	tbl_left(t, 0);
 	tbl_put(t, "region"), tbl_put(t, "share"), tbl_put(t, "calls");
-	for (int e = -1; e < (int)m->nev; e++, c += 2) {
+	for (int e = -1; e < (int)m->nev; e++) {
+		if (e >= 0 && !cols->shown[e])
+			continue;
 		tbl_span(t, c, 2, e < 0 ? "wall time" : m->ev[e]);
 		tbl_put(t, "incl"), tbl_put(t, "excl");
+		c += 2;
 	}
 	snprintf(b, sizeof(b), "%s per call", model_weight_name(m));
 	tbl_span(t, c, 3, b);
 	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
-	if (m->ipc_ins >= 0)
+	if (cols->ipc)
 		tbl_put(t, "IPC");
 }
 
 static void region_row(struct table *t, const struct model *m, const struct gtable *gt,
-		       const struct group *g, struct marks *mk)
+		       const struct group *g, struct marks *mk, const struct cols *cols)
 {
 	const struct sum *w = model_weight(m, g);
 	enum how wh = how_of(m, m->weight);
@@ -274,11 +340,13 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	bool ok;
 	char b[32];
 
-	tbl_put(t, "%s", m->regions[g->key.region]);
+	put_name(t, m->regions[g->key.region], NAME_COLUMN_MAX, "");
 	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */
 	put_double(t, ok, "%.1f%%", 100 * v);
 	tbl_put(t, "%s", fmt_num(b, g->calls, H_EXACT));
 	for (int e = -1; e < (int)m->nev; e++) {
+		if (e >= 0 && !cols->shown[e])
+			continue;
 		put_value(t, &g->s[1 + e], g->s[1 + e].incl, how_of(m, e), mk);
 		put_value(t, &g->s[1 + e], g->s[1 + e].excl, how_of(m, e), mk);
 	}
@@ -288,7 +356,7 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		tbl_put(t, "n/a");
 	put_value(t, w, w->min, wh, mk);
 	put_value(t, w, w->max, wh, mk);
-	if (m->ipc_ins >= 0) {
+	if (cols->ipc) {
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
 	}
@@ -308,8 +376,8 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 	for (size_t i = 0; i < gt->n; i++) {
 		const struct group *g = gt->g[i];
 
-		fprintf(out, "%s (%zu stack%s)\n", m->regions[g->key.region], g->nsub,
-			g->nsub == 1 ? "" : "s");
+		print_name(out, "%s", m->regions[g->key.region]);
+		fprintf(out, " (%zu stack%s)\n", g->nsub, g->nsub == 1 ? "" : "s");
 		for (size_t k = 0; k < g->nsub; k++) {
 			const struct group *s = g->sub[k];
 			const struct sum *w = model_weight(m, s);
@@ -322,7 +390,7 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 				group_share(m, gt, s, &share) ?
 				(snprintf(b4, sizeof(b4), "%.1f%%", 100 * share), b4) : "n/a");
 			for (size_t f = 0; f < model_stack_depth(m, s->key.stack); f++)
-				fprintf(out, "      %s\n", model_frame(m, s->key.stack, f));
+				print_name(out, "      %s\n", model_frame(m, s->key.stack, f));
 		}
 	}
 }
@@ -331,17 +399,21 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 {
 	struct table t;
 	struct marks mk = { 0 };
+	struct cols cols;
 
 	print_title(out, m, gt);
 	if (!gt->n) {
 		fprintf(out, "(no regions%s)\n", m->o->has_re ? " match --region" : "");
 		return;
 	}
-	tbl_init(&t, 3 + 2 * (1 + m->nev) + 3 + (m->ipc_ins >= 0));
-	region_headings(&t, m);
+	choose_cols(&cols, m, gt);
+	tbl_init(&t, 3 + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
-		region_row(&t, m, gt, gt->g[i], &mk);
+		region_row(&t, m, gt, gt->g[i], &mk, &cols);
 	tbl_print(&t, out);
+	note_hidden(out, m, &cols);
+	free(cols.shown);
 	if (mk.partial)
 		fprintf(out, "+ partial: some threads could not count this event; "
 			"the sum covers only those that did\n");
@@ -384,7 +456,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 		const struct rep_thread *th = &r->threads[i];
 
 		tbl_put(&t, "%" PRIu64, th->tid);
-		tbl_put(&t, "%s%s", th->name, th->main ? " (main)" : "");
+		put_name(&t, th->name, NAME_COLUMN_MAX, th->main ? " (main)" : "");
 		tbl_put(&t, "%s", th->state), tbl_put(&t, "%s", th->setup);
 		tbl_put(&t, "%s", fmt_num(b, th->wall_ns, H_TIME));
 		tbl_put(&t, "%s", th->has_cpu ? fmt_num(b, th->cpu_ns, H_TIME) : "n/a");
@@ -438,9 +510,11 @@ static void print_errors(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nerrors; i++) {
 		const struct rep_error *e = &r->errors[i];
 
-		fprintf(out, "  %s  tid %" PRIu64 "  region %s%s%s  count %s\n", e->kind, e->tid,
-			*e->region ? e->region : "-", e->open ? "  open " : "",
-			e->open ? e->open : "", fmt_num(b, e->count, H_EXACT));
+		fprintf(out, "  %s  tid %" PRIu64 "  region ", e->kind, e->tid);
+		print_name(out, "%s", *e->region ? e->region : "-");
+		if (e->open)
+			print_name(out, "  open %s", e->open);
+		fprintf(out, "  count %s\n", fmt_num(b, e->count, H_EXACT));
 	}
 }
 

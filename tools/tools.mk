@@ -6,7 +6,8 @@
 
 READER_SRC := tools/pmcshim-report.c tools/report_util.c tools/report_json.c \
 	tools/report_load.c tools/report_model.c tools/report_symbols.c \
-	tools/report_table.c tools/report_formats.c tools/report_diff.c
+	tools/report_table.c tools/report_formats.c tools/report_diff.c \
+	tools/report_escape.c
 READER_HDR := $(wildcard tools/*.h)
 READER_OBJ := $(READER_SRC:tools/%.c=$(B)/tools/%.o)
 
