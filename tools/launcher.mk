@@ -14,7 +14,7 @@ $(B)/launcher:
 	mkdir -p $@
 
 $(B)/launcher/%.o: tools/%.c tools/launch.h $(SHIM_HDR) | $(B)/launcher
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Ipreload -Iinclude -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Iinclude -c $< -o $@
 
 $(B)/pmcshim: $(LAUNCH_OBJ) $(LAUNCH_SHIM_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ldl

@@ -27,7 +27,7 @@ $(B)/tools:
 	mkdir -p $@
 
 $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
-	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(CFLAGS) -pthread -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(CFLAGS) $(DEPFLAGS) -pthread -c $< -o $@
 
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)

@@ -75,4 +75,17 @@ if [ -x "$S/opt/pmc/bin/pmcshim" ] && [ -f "$S/opt/pmc/lib/pmcshim/libpmcshim.so
 else
 	result destdir_install_uninstall fail "$(tail -3 "$tmp/make.log")" "$(cat "$tmp/err")"
 fi
+
+# tools/deps.sh: silent for what is installed; for a missing package, the
+# one apt-get line (no --install here: the test must not install anything).
+out=$(sh tools/deps.sh make 2>&1) && out2=$(sh tools/deps.sh make no-such-package-pmcshim 2>&1)
+rc=$?
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	result deps_check "skip:no dpkg (not Debian)"
+elif [ -z "$out" ] && [ $rc = 1 ] &&
+     [ "$out2" = "deps: missing Debian packages; run (as root): apt-get install no-such-package-pmcshim" ]; then
+	result deps_check ok
+else
+	result deps_check fail "installed: '$out'; missing: exit $rc '$out2'"
+fi
 suite_end
