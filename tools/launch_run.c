@@ -81,6 +81,29 @@ static int wait_for(pid_t pid, int *signo)
 	return *signo ? 128 + *signo : WEXITSTATUS(st);
 }
 
+static volatile sig_atomic_t child_pid;
+
+/* SIGTERM or SIGHUP sent to the launcher (a batch system's time limit, a
+ * closed terminal) go on to the command: it ends the way it would have
+ * alone, and the table of what it did is still printed. */
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static void forward_signals(pid_t pid)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	child_pid = pid;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int launch_command(const struct launch *l, int *signo, int *ran)
 {
 	int fds[2], err = 0;
@@ -101,6 +124,7 @@ int launch_command(const struct launch *l, int *signo, int *ran)
 	 * to print the table. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
+	forward_signals(pid);
 	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
 		;
 	close(fds[0]);

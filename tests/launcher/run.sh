@@ -109,6 +109,22 @@ signal() {
 signal 9 kill Killed
 signal 15 term Terminated
 
+# SIGTERM to the launcher goes to the command (here a shell that exits 3
+# on it); the launcher lives on and passes the status through.
+t=$tmp/forward
+mkdir -p "$t"
+(cd "$t" && exec "$L" -q -o run sh -c 'trap "exit 3" TERM; sleep 5 & wait' >out 2>err) &
+lpid=$!
+# once the shell has its trap (its sleep is running), not before
+for i in $(seq 100); do
+	sh_pid=$(pgrep -P $lpid) && pgrep -P "$sh_pid" sleep >/dev/null && break
+	sleep 0.1
+done
+kill -TERM $lpid
+wait $lpid
+rc=$?
+[ $rc = 3 ] && result sigterm_forwarded ok || result sigterm_forwarded fail "exit $rc (want 3)" "$(cat "$t/err")"
+
 t=$tmp/notempty
 mkdir -p "$t/run" && touch "$t/run/old"
 launch "$t" -o run true
