@@ -274,6 +274,30 @@ static void test_native_name(void)
 	CHECK(nat[1][0] - nat[0][0] == raw[1][0] - raw[0][0], "slot skew differs between the runs");
 }
 
+/* The launcher in the guest: --list-events lists the native names of the
+ * PMU libpfm4 was told to use, and a mistyped native name is refused with
+ * the closest one. */
+static void test_native_names_listed(void)
+{
+	char path[4096], text[1 << 16];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/native-names.out", dir);
+	f = fopen(path, "r");
+	CHECK(f, "no %s", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	CHECK(strstr(text, "Native event (libpfm4; ") && strstr(text, "events of arm_ac57"),
+	      "no native section for arm_ac57 in:\n%.600s", text);
+	CHECK(strstr(text, "\n  INST_RETIRED\n") && strstr(text, "\n  L1D_CACHE_REFILL\n"),
+	      "INST_RETIRED or L1D_CACHE_REFILL not listed");
+	CHECK(strstr(text, "'INST_RETIRD': unknown event; closest: INST_RETIRED") &&
+	      strstr(text, "\nexit 2\n"), "typo not refused with a suggestion:\n%s",
+	      strstr(text, "pmcshim: -e") ? strstr(text, "pmcshim: -e") : "(no -e line)");
+}
+
 static void test_multiplexing(void)
 {
 	json_t *rep, *t, *tot;
@@ -337,6 +361,7 @@ int main(int argc, char **argv)
 	}
 	RUN(test_both_paths_agree);
 	RUN(test_native_name);
+	RUN(test_native_names_listed);
 	RUN(test_multiplexing);
 	return t_done("vm");
 }

@@ -27,7 +27,7 @@ command -v qemu-system-aarch64 >/dev/null 2>&1 || skip "no qemu-system-aarch64"
 command -v ${X}gcc >/dev/null 2>&1 || skip "no ${X}gcc"
 
 mkdir -p "$W/cache" "$W/x"
-make -s CROSS=$X $XB/libpmcshim.so >/dev/null || die "cross build of the shim failed"
+make -s CROSS=$X $XB/libpmcshim.so $XB/pmcshim >/dev/null || die "cross build of the shim failed"
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
 
@@ -55,7 +55,7 @@ mkdir -p "$R/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/lib" "$R/usr"
 cp "$W/x/bin/busybox" "$R/bin/"
 cp -a "$W/x/lib/." "$R/lib/"
 [ -d "$W/x/usr/lib" ] && cp -a "$W/x/usr/lib" "$R/usr/"
-cp "$XB/libpmcshim.so" "$W/hw" "$R/"
+cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
 install -m 755 tests/vm/init "$R/init"
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.cpio.gz"
 
