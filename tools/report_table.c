@@ -10,6 +10,18 @@
 #include "report_escape.h"
 #include "report_render.h"
 
+/* --collapse-unavailable (the launcher's tables): an event that no row of
+ * a table could count gets no columns, and one note under the table says
+ * which, instead of two columns of n/a each (a machine without a PMU); the
+ * same in the thread tables; files with the same events get one events
+ * line. */
+static bool collapse;
+
+void render_table_collapse(bool on)
+{
+	collapse = on;
+}
+
 /* ---- numbers ------------------------------------------------------------ */
 
 char *fmt_num(char *b, uint64_t v, enum how how)
@@ -221,7 +233,31 @@ static void print_name(FILE *out, const char *fmt, const char *name)
 
 /* ---- headers ------------------------------------------------------------ */
 
-static void print_file(FILE *out, const struct report *r)
+/* The events of a and b are the same names, sources and reasons. */
+static bool same_events(const struct report *a, const struct report *b)
+{
+	if (a->nev != b->nev)
+		return false;
+	for (size_t i = 0; i < a->nev; i++)
+		if (strcmp(a->ev[i].name, b->ev[i].name) || strcmp(a->ev[i].source, b->ev[i].source) ||
+		    strcmp(a->ev[i].reason ? a->ev[i].reason : "", b->ev[i].reason ? b->ev[i].reason : ""))
+			return false;
+	return true;
+}
+
+static void print_events(FILE *out, const struct report *r, const char *label);
+
+/* Under --collapse-unavailable, files that all have the same events get
+ * one events line (a run of 35 processes: not 35 copies of one reason). */
+static bool events_once(const struct model *m)
+{
+	for (size_t f = 1; collapse && f < m->nfiles; f++)
+		if (!same_events(m->files[0], m->files[f]))
+			return false;
+	return collapse && m->nfiles > 1;
+}
+
+static void print_file(FILE *out, const struct report *r, bool with_events)
 {
 	char b[32];
 
@@ -229,7 +265,13 @@ static void print_file(FILE *out, const struct report *r)
 		r->executable, r->pid, r->host ? ", host " : "", r->host ? r->host : "",
 		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
 		fmt_num(b, r->wall_ns, H_TIME));
-	fprintf(out, "#   events:");
+	if (with_events)
+		print_events(out, r, "#   events:");
+}
+
+static void print_events(FILE *out, const struct report *r, const char *label)
+{
+	fputs(label, out);
 	for (size_t i = 0; i < r->nev; i++)
 		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
 			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
@@ -266,16 +308,6 @@ static void print_title(FILE *out, const struct model *m, const struct gtable *t
 }
 
 /* ---- region tables ------------------------------------------------------ */
-
-/* --collapse-unavailable (the launcher's tables): an event that no row of
- * a table could count gets no columns, and one note under the table says
- * which, instead of two columns of n/a each (a machine without a PMU). */
-static bool collapse;
-
-void render_table_collapse(bool on)
-{
-	collapse = on;
-}
 
 /* cols: which events of the model get columns in table gt. */
 struct cols {
@@ -437,21 +469,34 @@ static void put_total(struct table *t, const struct rep_total *tot, enum how how
 	tbl_put(t, "%s%s", fmt_num(b, est ? tot->scaled : tot->value, how), est ? "*" : "");
 }
 
+/* Under --collapse-unavailable: event e of r has no total in any thread. */
+static bool no_totals(const struct report *r, size_t e)
+{
+	for (size_t i = 0; collapse && i < r->nthreads; i++)
+		if (r->threads[i].totals[e].has_value)
+			return false;
+	return collapse;
+}
+
 static void print_threads(FILE *out, const struct model *m, size_t f)
 {
 	const struct report *r = m->files[f];
 	struct table t;
 	struct marks mk = { 0 };
 	char b[32];
+	size_t shown = 0;
 
 	fprintf(out, "\n## threads of %s (pid %" PRIu64 ")\n", r->executable, r->pid);
-	tbl_init(&t, 7 + r->nev);
+	for (size_t e = 0; e < r->nev; e++)
+		shown += !no_totals(r, e);
+	tbl_init(&t, 7 + shown);
 	for (size_t c = 1; c < 4; c++)
 		tbl_left(&t, c);
 	tbl_put(&t, "tid"), tbl_put(&t, "name"), tbl_put(&t, "state"), tbl_put(&t, "setup");
 	tbl_put(&t, "wall"), tbl_put(&t, "cpu"), tbl_put(&t, "rows");
 	for (size_t e = 0; e < r->nev; e++)
-		tbl_put(&t, "%s", r->ev[e].name);
+		if (!no_totals(r, e))
+			tbl_put(&t, "%s", r->ev[e].name);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct rep_thread *th = &r->threads[i];
 
@@ -462,8 +507,9 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 		tbl_put(&t, "%s", th->has_cpu ? fmt_num(b, th->cpu_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", fmt_num(b, th->nrows, H_EXACT));
 		for (size_t e = 0; e < r->nev; e++)
-			put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ? H_TIME :
-				  H_COUNT, &mk);
+			if (!no_totals(r, e))
+				put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ?
+					  H_TIME : H_COUNT, &mk);
 	}
 	tbl_print(&t, out);
 	if (mk.mux)
@@ -533,8 +579,12 @@ static void count_note(void *arg, const char *path, const char *note)
 
 void render_table(FILE *out, struct model *m)
 {
+	bool once = events_once(m);
+
 	for (size_t f = 0; f < m->nfiles; f++)
-		print_file(out, m->files[f]);
+		print_file(out, m->files[f], !once);
+	if (once)
+		print_events(out, m->files[0], "# events of every file:");
 	print_legend(out, m);
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];

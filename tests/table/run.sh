@@ -38,4 +38,19 @@ elif grep -q '^not counted here, so left out: instructions, cycles ' "$tmp/err2"
 else
 	result unavailable_columns_collapsed fail "$(sed -n '/^## regions/,$p' "$tmp/err2")"
 fi
+
+# The same for the thread tables, and one events line for a run of several
+# processes with the same events.
+"$B/pmcshim-report" --collapse-unavailable --threads "$tmp"/collapse/* >"$tmp/threads" 2>&1
+"$B/pmcshim" -o "$tmp/multi" sh -c "$B/tests/table/names; $B/tests/table/names" 2>"$tmp/err3"
+files=$(ls "$tmp/multi" | wc -l)
+if ! grep -q '^pmcshim: events unavailable' "$tmp/err2"; then
+	result collapsed_threads_and_events_line "skip:the default events count here (a PMU)"
+elif grep -q '^## threads of names' "$tmp/threads" && ! grep -q 'n/a' "$tmp/threads" &&
+     [ "$files" -ge 2 ] && [ "$(grep -c '^# events of every file: instructions' "$tmp/err3")" = 1 ] &&
+     ! grep -q '^#   events:' "$tmp/err3"; then
+	result collapsed_threads_and_events_line ok
+else
+	result collapsed_threads_and_events_line fail "$files files" "$(cat "$tmp/threads")" "$(head -5 "$tmp/err3")"
+fi
 suite_end
