@@ -17,7 +17,8 @@
  * not recorded.
  *
  * C99 and later, C++; GCC or Clang (uses __atomic builtins). Link with
- * -ldl on glibc older than 2.34. */
+ * -ldl on glibc older than 2.34 (pkg-config --cflags --libs pmcshim gives
+ * both flags). Documented in pmcshim(3). */
 #ifndef PMCSHIM_H
 #define PMCSHIM_H
 
