@@ -10,12 +10,15 @@
  *
  * PMCSHIM_BEGIN/END take a name that is the same every time that line runs
  * (a string literal): the name is turned into an id once per call site.
- * pmcshim_begin()/pmcshim_end() take any string, at the cost of a lookup.
+ * pmcshim_begin_name()/pmcshim_end_name() take any string, at the cost of a
+ * lookup. PMCSHIM_SCOPE("name") ends its region when the block is left
+ * (C and C++); pmcshim::scope is the C++ guard.
  * Markers run before this unit's constructor (from other constructors) are
  * not recorded.
  *
  * C99 and later, C++; GCC or Clang (uses __atomic builtins). Link with
- * -ldl on glibc older than 2.34. */
+ * -ldl on glibc older than 2.34 (pkg-config --cflags --libs pmcshim gives
+ * both flags). Documented in pmcshim(3). */
 #ifndef PMCSHIM_H
 #define PMCSHIM_H
 
@@ -65,19 +68,27 @@ static inline const struct pmcshim_api *pmcshim_get_(void)
 	return __atomic_load_n(&pmcshim_api_, __ATOMIC_RELAXED);
 }
 
+/* The id of a call site's name: looked up at the site's first run, kept
+ * in the site's own static. */
+__attribute__((always_inline)) static inline unsigned
+pmcshim_site_id_(const struct pmcshim_api *a, const char *name, unsigned *site)
+{
+	unsigned id = __atomic_load_n(site, __ATOMIC_RELAXED);
+
+	if (!id) {
+		id = a->region(name);
+		__atomic_store_n(site, id, __ATOMIC_RELAXED);
+	}
+	return id;
+}
+
 #define PMCSHIM_MARK_(fn, name)                                               \
 	do {                                                                  \
 		const struct pmcshim_api *pmcshim_a_ = pmcshim_get_();        \
 		if (pmcshim_a_) {                                             \
 			static unsigned pmcshim_id_;                          \
-			unsigned pmcshim_i_ = __atomic_load_n(&pmcshim_id_,   \
-							      __ATOMIC_RELAXED); \
-			if (!pmcshim_i_) {                                    \
-				pmcshim_i_ = pmcshim_a_->region(name);        \
-				__atomic_store_n(&pmcshim_id_, pmcshim_i_,    \
-						 __ATOMIC_RELAXED);           \
-			}                                                     \
-			pmcshim_a_->fn(pmcshim_i_);                           \
+			pmcshim_a_->fn(pmcshim_site_id_(pmcshim_a_, name,     \
+							&pmcshim_id_));       \
 		}                                                             \
 	} while (0)
 
@@ -101,6 +112,53 @@ __attribute__((always_inline)) static inline void pmcshim_end_name(const char *n
 		a->end(name);
 }
 
+/* Scoped regions: PMCSHIM_SCOPE("name") begins a region that ends when
+ * the enclosing block is left, by any path: its end, return, break,
+ * continue, goto out of it (the cleanup attribute); in C++ it is a
+ * pmcshim::scope, which an exception unwinding through it also ends.
+ * The name is fixed per call site, as for PMCSHIM_BEGIN. */
+struct pmcshim_scope_ {
+	const struct pmcshim_api *api;	/* NULL: not under the shim */
+	unsigned id;
+};
+
+__attribute__((always_inline)) static inline struct pmcshim_scope_
+pmcshim_scope_begin_(const char *name, unsigned *site)
+{
+	struct pmcshim_scope_ s = { pmcshim_get_(), 0 };
+
+	if (s.api) {
+		s.id = pmcshim_site_id_(s.api, name, site);
+		s.api->begin_id(s.id);
+	}
+	return s;
+}
+
+__attribute__((always_inline)) static inline void pmcshim_scope_end_(struct pmcshim_scope_ *s)
+{
+	if (s->api)
+		s->api->end_id(s->id);
+}
+
+#define PMCSHIM_CAT2_(a, b) a##b
+#define PMCSHIM_CAT_(a, b) PMCSHIM_CAT2_(a, b)
+
+#ifndef __cplusplus
+#define PMCSHIM_SCOPE_(name, n)                                               \
+	static unsigned PMCSHIM_CAT_(pmcshim_site_, n);                       \
+	__attribute__((cleanup(pmcshim_scope_end_), unused))                  \
+	struct pmcshim_scope_ PMCSHIM_CAT_(pmcshim_scope_, n) =               \
+		pmcshim_scope_begin_(name, &PMCSHIM_CAT_(pmcshim_site_, n))
+#else
+#define PMCSHIM_SCOPE_(name, n)                                               \
+	static unsigned PMCSHIM_CAT_(pmcshim_site_, n);                       \
+	const pmcshim::scope PMCSHIM_CAT_(pmcshim_scope_, n)(                 \
+		name, &PMCSHIM_CAT_(pmcshim_site_, n))
+#endif
+/* A declaration: put it where a declaration may go, once per name in a
+ * block or several with different names. */
+#define PMCSHIM_SCOPE(name) PMCSHIM_SCOPE_(name, __COUNTER__)
+
 /* Non-zero when the program runs under the shim. */
 static inline int pmcshim_active(void)
 {
@@ -111,6 +169,36 @@ static inline int pmcshim_active(void)
 
 #ifdef __cplusplus
 }
-#endif
+
+#ifndef PMCSHIM_API_ONLY
+namespace pmcshim {
+
+/* A region for the guard's lifetime: begun by the constructor, ended by
+ * the destructor, however the block is left, exceptions included.
+ *   pmcshim::scope s("solve");       any name, looked up per call
+ *   PMCSHIM_SCOPE("solve");          a fixed name, looked up once per site */
+class scope {
+public:
+	explicit scope(const char *name)
+	{
+		s_.api = pmcshim_get_();
+		s_.id = 0;
+		if (s_.api) {
+			s_.id = s_.api->region(name);
+			s_.api->begin_id(s_.id);
+		}
+	}
+	scope(const char *name, unsigned *site) : s_(pmcshim_scope_begin_(name, site)) {}
+	~scope() { pmcshim_scope_end_(&s_); }
+
+private:
+	scope(const scope &);		/* one begin, one end: no copies */
+	scope &operator=(const scope &);
+	struct pmcshim_scope_ s_;
+};
+
+} /* namespace pmcshim */
+#endif /* PMCSHIM_API_ONLY */
+#endif /* __cplusplus */
 
 #endif

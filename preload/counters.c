@@ -91,6 +91,8 @@ static int open_one(const struct event_spec *ev, int group)
 	attr.size = sizeof(attr);
 	attr.type = ev->type;
 	attr.config = ev->config;
+	attr.config1 = ev->config1;	/* native events (libpfm4) may use these */
+	attr.config2 = ev->config2;
 	attr.exclude_kernel = ev->exclude_kernel ? 1 : 0;
 	attr.exclude_hv = 1;
 	attr.read_format = READ_FORMAT;

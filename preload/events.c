@@ -1,5 +1,6 @@
-/* Event names: perf's generic hardware and software events, raw rNNNN,
- * and the :u / :k / :uk modifiers. */
+/* Event names: perf's generic hardware, cache and software events, raw
+ * rNNNN, the CPU's native names through libpfm4 (pfm.c), and the :u / :k /
+ * :uk modifiers. */
 #include "events.h"
 
 #include <ctype.h>
@@ -8,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pfm.h"
+#include "suggest.h"
 
 struct known_event {
 	const char *name;
@@ -42,6 +46,54 @@ static const struct known_event known[] = {
 	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
 };
 
+/* perf's generic cache events, CACHE-OP[s|-misses] (L1-dcache-load-misses,
+ * LLC-stores, dTLB-load-misses, ...): the caches and the operations each
+ * one has, as perf lists them. */
+static const struct {
+	const char *name;
+	unsigned ops;	/* bit per PERF_COUNT_HW_CACHE_OP_* */
+} caches[] = {
+	[PERF_COUNT_HW_CACHE_L1D] = { "L1-dcache", 7 },
+	[PERF_COUNT_HW_CACHE_L1I] = { "L1-icache", 5 },
+	[PERF_COUNT_HW_CACHE_LL] = { "LLC", 7 },
+	[PERF_COUNT_HW_CACHE_DTLB] = { "dTLB", 7 },
+	[PERF_COUNT_HW_CACHE_ITLB] = { "iTLB", 1 },
+	[PERF_COUNT_HW_CACHE_BPU] = { "branch", 1 },
+	[PERF_COUNT_HW_CACHE_NODE] = { "node", 7 },
+};
+static const char *const cache_ops[][2] = {	/* accesses, misses */
+	{ "loads", "load-misses" }, { "stores", "store-misses" },
+	{ "prefetches", "prefetch-misses" },
+};
+
+#define NCACHES (sizeof(caches) / sizeof(caches[0]))
+/* Every (cache, op, access|miss) triple, valid or not, as one index. */
+#define NCACHE_NAMES (NCACHES * 3 * 2)
+
+/* Name number i (0 .. NCACHE_NAMES-1) into out, and its config; -1 when
+ * that cache has no such operation. */
+static int cache_name(size_t i, char *out, size_t len, uint64_t *config)
+{
+	size_t cache = i / 6, op = i / 2 % 3, miss = i % 2;
+
+	if (!(caches[cache].ops & (1u << op)))
+		return -1;
+	snprintf(out, len, "%s-%s", caches[cache].name, cache_ops[op][miss]);
+	*config = cache | op << 8 |
+		  (miss ? PERF_COUNT_HW_CACHE_RESULT_MISS : PERF_COUNT_HW_CACHE_RESULT_ACCESS) << 16;
+	return 0;
+}
+
+static int parse_cache(const char *base, uint64_t *config)
+{
+	char name[EVENT_NAME_MAX];
+
+	for (size_t i = 0; i < NCACHE_NAMES; i++)
+		if (cache_name(i, name, sizeof(name), config) == 0 && strcmp(name, base) == 0)
+			return 0;
+	return -1;
+}
+
 /* rNNNN: 1 to 16 hex digits, nothing else. */
 static int parse_raw(const char *base, uint64_t *config)
 {
@@ -68,12 +120,90 @@ static int parse_modifier(const char *mod, int *exclude_kernel)
 	return 0;
 }
 
+/* perf's own names: generic, cache, raw. */
+static int parse_perf(const char *base, struct event_spec *out)
+{
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		if (strcmp(base, known[i].name) == 0) {
+			out->type = known[i].type;
+			out->config = known[i].config;
+			return 0;
+		}
+	}
+	if (parse_cache(base, &out->config) == 0) {
+		out->type = PERF_TYPE_HW_CACHE;
+		return 0;
+	}
+	if (parse_raw(base, &out->config) == 0) {
+		out->type = PERF_TYPE_RAW;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_native(const char *base, struct event_spec *out, char *why, size_t len)
+{
+	struct native_attr a;
+
+	if (native_encode(base, &a, why, len) != 0)
+		return -1;
+	out->type = a.type;
+	out->config = a.config;
+	out->config1 = a.config1;
+	out->config2 = a.config2;
+	return 0;
+}
+
+/* Every known name, to fn (the suggestions; the native names only when
+ * libpfm4 knows the CPU). */
+static void each_name(void (*fn)(void *, const char *), void *arg)
+{
+	char name[EVENT_NAME_MAX], why[8], pmus[8];
+	uint64_t config;
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		fn(arg, known[i].name);
+	for (size_t i = 0; i < NCACHE_NAMES; i++)
+		if (cache_name(i, name, sizeof(name), &config) == 0)
+			fn(arg, name);
+	native_each(fn, arg, pmus, sizeof(pmus), why, sizeof(why));
+}
+
+static void unknown(const char *name, const char *base, const char *native_why,
+		    char *err, size_t errlen)
+{
+	struct suggest s;
+	char close[3 * SUGGEST_NAME + 16];
+
+	suggest_begin(&s, base);
+	each_name(suggest_offer, &s);
+	suggest_format(&s, close, sizeof(close));
+	if (close[0])
+		snprintf(err, errlen, "'%s': unknown event; closest: %s", name, close);
+	else
+		snprintf(err, errlen, "'%s': unknown event (not a perf generic, cache, software "
+			 "or rNNNN name; %s)", name, native_why);
+}
+
+/* Split off a trailing pmcshim modifier (:u, :k, :uk); a native name's own
+ * colons (libpfm4's EVENT:UMASK) stay in the base. */
+static int split_modifier(const char *name, char *base, struct event_spec *out)
+{
+	const char *colon = strrchr(name, ':');
+	size_t len = strlen(name);
+
+	if (colon && parse_modifier(colon + 1, &out->exclude_kernel) == 0)
+		len = (size_t)(colon - name);
+	memcpy(base, name, len);
+	base[len] = '\0';
+	return colon && len == strlen(name) ? -1 : 0;
+}
+
 int events_parse_one(const char *name, struct event_spec *out,
 		     char *err, size_t errlen)
 {
-	char base[EVENT_NAME_MAX];
+	char base[EVENT_NAME_MAX], why[200];
 	size_t len = strlen(name);
-	const char *colon;
 
 	if (len == 0 || len >= EVENT_NAME_MAX) {
 		snprintf(err, errlen, "'%s': %s", name,
@@ -83,28 +213,20 @@ int events_parse_one(const char *name, struct event_spec *out,
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, name, len + 1);
 	out->exclude_kernel = 1;
+	if (split_modifier(name, base, out) != 0) {
+		/* "cycles:x": perf's name with a bad modifier */
+		struct event_spec probe;
+		char head[EVENT_NAME_MAX];
 
-	colon = strchr(name, ':');
-	len = colon ? (size_t)(colon - name) : len;
-	memcpy(base, name, len);
-	base[len] = '\0';
-	if (colon && parse_modifier(colon + 1, &out->exclude_kernel) != 0) {
-		snprintf(err, errlen, "'%s': unknown modifier (use :u, :k or :uk)", name);
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		if (strcmp(base, known[i].name) == 0) {
-			out->type = known[i].type;
-			out->config = known[i].config;
-			return 0;
+		snprintf(head, sizeof(head), "%.*s", (int)(strrchr(name, ':') - name), name);
+		if (parse_perf(head, &probe) == 0) {
+			snprintf(err, errlen, "'%s': unknown modifier (use :u, :k or :uk)", name);
+			return -1;
 		}
 	}
-	if (parse_raw(base, &out->config) == 0) {
-		out->type = PERF_TYPE_RAW;
+	if (parse_perf(base, out) == 0 || parse_native(base, out, why, sizeof(why)) == 0)
 		return 0;
-	}
-	snprintf(err, errlen, "'%s': unknown event (perf generic names, "
-		 "software events or rNNNN)", name);
+	unknown(name, base, why, err, errlen);
 	return -1;
 }
 
@@ -143,7 +265,7 @@ int events_parse_list(const char *text, struct event_list *list,
 {
 	char *copy = strdup(text ? text : "");
 	char *save = NULL, *tok;
-	char reason[160];
+	char reason[400];
 	int skipped = 0;
 	struct event_spec ev;
 
@@ -173,4 +295,40 @@ int events_parse_list(const char *text, struct event_list *list,
 	}
 	free(copy);
 	return skipped;
+}
+
+static void print_name(void *out, const char *name)
+{
+	fprintf(out, "  %s\n", name);
+}
+
+/* --list-events: the names this build accepts, grouped the way perf list
+ * groups them. */
+void events_list(FILE *out)
+{
+	static const char *const kinds[] = { "Hardware event (generic)", "Software event" };
+	static const uint32_t types[] = { PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE };
+	char name[EVENT_NAME_MAX], why[200], pmus[300];
+	uint64_t config;
+	int n;
+
+	for (size_t k = 0; k < 2; k++) {
+		fprintf(out, "%s%s:\n", k ? "\n" : "", kinds[k]);
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (known[i].type == types[k])
+				print_name(out, known[i].name);
+	}
+	fputs("\nHardware cache event (generic):\n", out);
+	for (size_t i = 0; i < NCACHE_NAMES; i++)
+		if (cache_name(i, name, sizeof(name), &config) == 0)
+			print_name(out, name);
+	fputs("\nRaw hardware event:\n  rNNNN (hex, as perf takes it)\n", out);
+	fputs("\nNative event (libpfm4", out);
+	if ((n = native_each(NULL, NULL, pmus, sizeof(pmus), why, sizeof(why))) < 0) {
+		fprintf(out, "):\n  %s\n", why);
+	} else {
+		fprintf(out, "; %d events of %s; EVENT:UMASK as libpfm4 spells them):\n", n, pmus);
+		native_each(print_name, out, pmus, sizeof(pmus), why, sizeof(why));
+	}
+	fputs("\nModifiers: :u user space (the default), :k or :uk with the kernel\n", out);
 }

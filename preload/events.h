@@ -3,6 +3,7 @@
 #define PMCSHIM_EVENTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define EVENTS_MAX 8
@@ -12,6 +13,7 @@ struct event_spec {
 	char name[EVENT_NAME_MAX];	/* as the user wrote it, modifiers included */
 	uint32_t type;			/* PERF_TYPE_* */
 	uint64_t config;
+	uint64_t config1, config2;	/* native events' extra fields (libpfm4) */
 	int exclude_kernel;
 };
 
@@ -30,5 +32,8 @@ int events_parse_one(const char *name, struct event_spec *out,
  * entries skipped. */
 int events_parse_list(const char *text, struct event_list *list,
 		      char *err, size_t errlen);
+
+/* Every accepted name, grouped by kind, one a line (--list-events). */
+void events_list(FILE *out);
 
 #endif

@@ -53,6 +53,61 @@ static void test_bad_names_explained(void)
 	CHECK(events_parse_one("", &e, err, sizeof(err)) != 0, "empty accepted");
 }
 
+static void test_cache_names(void)
+{
+	struct event_spec e;
+	char err[400];
+
+	CHECK(events_parse_one("L1-dcache-load-misses", &e, err, sizeof(err)) == 0, "%s", err);
+	CHECK(e.type == PERF_TYPE_HW_CACHE &&
+	      e.config == (PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+			   PERF_COUNT_HW_CACHE_RESULT_MISS << 16), "config=%llx",
+	      (unsigned long long)e.config);
+	CHECK(events_parse_one("LLC-prefetches:uk", &e, err, sizeof(err)) == 0 &&
+	      e.config == (PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_PREFETCH << 8 |
+			   PERF_COUNT_HW_CACHE_RESULT_ACCESS << 16) && !e.exclude_kernel, "LLC-prefetches:uk");
+	CHECK(events_parse_one("dTLB-store-misses", &e, err, sizeof(err)) == 0 &&
+	      e.config == (PERF_COUNT_HW_CACHE_DTLB | PERF_COUNT_HW_CACHE_OP_WRITE << 8 |
+			   PERF_COUNT_HW_CACHE_RESULT_MISS << 16), "dTLB-store-misses");
+	/* perf lists no stores for the instruction cache */
+	CHECK(events_parse_one("L1-icache-stores", &e, err, sizeof(err)) != 0, "L1-icache-stores");
+}
+
+static void test_unknown_names_suggest(void)
+{
+	struct event_spec e;
+	char err[400];
+
+	CHECK(events_parse_one("L1-dcache-lod-misses", &e, err, sizeof(err)) != 0, "typo accepted");
+	CHECK(strstr(err, "closest: L1-dcache-load-misses"), "err=%s", err);
+	CHECK(events_parse_one("INSTRUCTIONS", &e, err, sizeof(err)) != 0 &&
+	      strstr(err, "closest: instructions"), "case: %s", err);
+	CHECK(events_parse_one("stalled-cycles-front", &e, err, sizeof(err)) != 0 &&
+	      strstr(err, "closest: stalled-cycles-frontend"), "err=%s", err);
+	/* nothing close: the reason native names did not help */
+	CHECK(events_parse_one("zzzzzzzzzzzz", &e, err, sizeof(err)) != 0 &&
+	      !strstr(err, "closest") && strstr(err, "libpfm4"), "err=%s", err);
+}
+
+/* libpfm4's EVENT:UMASK keeps its colons; only a trailing :u/:k/:uk is
+ * pmcshim's. */
+static void test_native_names(void)
+{
+	struct event_spec e;
+	char err[400];
+
+	if (events_parse_one("INST_RETIRED:ANY_P:u", &e, err, sizeof(err)) == 0) {
+		CHECK(e.type == PERF_TYPE_RAW && e.exclude_kernel, "type %u", e.type);
+		return;
+	}
+	CHECK(strstr(err, "'INST_RETIRED:ANY_P:u'") && strstr(err, "libpfm4"), "err=%s", err);
+	if (strstr(err, "does not recognise this CPU"))
+		SKIP("libpfm4 does not recognise this CPU: no native names to test here");
+	if (strstr(err, "not installed"))
+		SKIP("libpfm4 is not installed");
+	CHECK(0, "an Intel name on a CPU libpfm4 knows: %s", err);
+}
+
 static void test_list_keeps_good_entries(void)
 {
 	struct event_list l;
@@ -116,6 +171,9 @@ int main(void)
 	RUN(test_generic_names);
 	RUN(test_raw_and_modifiers);
 	RUN(test_bad_names_explained);
+	RUN(test_cache_names);
+	RUN(test_unknown_names_suggest);
+	RUN(test_native_names);
 	RUN(test_list_keeps_good_entries);
 	RUN(test_list_limit);
 	RUN(test_output_expansion);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
+#include "../include/pmcshim.h"
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
@@ -43,6 +45,10 @@ static void usage(FILE *out)
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
 	      "                     file in full), json-table (the table as JSON)\n"
+	      "  --collapse-unavailable  leave out the columns of events that no row\n"
+	      "                     could count (one note instead of columns of n/a),\n"
+	      "                     one events line for files that share their events\n"
+	      "  --version          the version\n"
 	      "  -h, --help         this help\n"
 	      "--watch: a running process's file every SECONDS (default 1, decimals\n"
 	      "allowed): per interval, each region that changed with its new calls and\n"
@@ -84,7 +90,8 @@ static int parse_interval(const char *arg, double *v)
 	return 0;
 }
 
-/* Fills o from argv; 0 ok, -1 --help shown, 2 bad usage (said why). */
+/* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
+ * why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -94,8 +101,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
-		{ "watch", optional_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 } };
+		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
+		{ "collapse-unavailable", no_argument, NULL, 'C' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };

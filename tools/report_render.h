@@ -4,6 +4,7 @@
 #ifndef PMCSHIM_REPORT_RENDER_H
 #define PMCSHIM_REPORT_RENDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,6 +51,9 @@ void csv_field(FILE *out, const char *s);
 /* ---- the outputs ---- */
 
 void render_table(FILE *out, struct model *m);
+/* --collapse-unavailable: events without a value in any row of a table get
+ * no columns there, one note instead. */
+void render_table_collapse(bool on);
 void render_csv(FILE *out, struct model *m);
 void render_json_table(FILE *out, struct model *m);
 /* --format json: each file in full, as a document shaped like version 1

@@ -7,7 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_escape.h"
 #include "report_render.h"
+
+/* --collapse-unavailable (the launcher's tables): an event that no row of
+ * a table could count gets no columns, and one note under the table says
+ * which, instead of two columns of n/a each (a machine without a PMU); the
+ * same in the thread tables; files with the same events get one events
+ * line. */
+static bool collapse;
+
+void render_table_collapse(bool on)
+{
+	collapse = on;
+}
 
 /* ---- numbers ------------------------------------------------------------ */
 
@@ -210,6 +223,24 @@ static void put_double(struct table *t, bool ok, const char *fmt, double v)
 		tbl_put(t, "n/a");
 }
 
+/* A name from the report, escaped and (maxw > 0) shortened. */
+static void put_name(struct table *t, const char *name, size_t maxw, const char *suffix)
+{
+	char *e = escape_name(name, maxw);
+
+	tbl_put(t, "%s%s", e, suffix);
+	free(e);
+}
+
+/* fprintf of one escaped name: fmt has one %s. */
+static void print_name(FILE *out, const char *fmt, const char *name)
+{
+	char *e = escape_name(name, 0);
+
+	fprintf(out, fmt, e);
+	free(e);
+}
+
 /* ---- headers ------------------------------------------------------------ */
 
 /* How the process stands, and what that means for the data. */
@@ -265,7 +296,31 @@ static void print_file_notes(FILE *out, const struct report *r)
 			r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY], r->dropped[RF_DROP_EARLY]);
 }
 
-static void print_file(FILE *out, const struct report *r)
+/* The events of a and b are the same names, sources and reasons. */
+static bool same_events(const struct report *a, const struct report *b)
+{
+	if (a->nev != b->nev)
+		return false;
+	for (size_t i = 0; i < a->nev; i++)
+		if (strcmp(a->ev[i].name, b->ev[i].name) || strcmp(a->ev[i].source, b->ev[i].source) ||
+		    strcmp(a->ev[i].reason ? a->ev[i].reason : "", b->ev[i].reason ? b->ev[i].reason : ""))
+			return false;
+	return true;
+}
+
+static void print_events(FILE *out, const struct report *r, const char *label);
+
+/* Under --collapse-unavailable, files that all have the same events get
+ * one events line (a run of 35 processes: not 35 copies of one reason). */
+static bool events_once(const struct model *m)
+{
+	for (size_t f = 1; collapse && f < m->nfiles; f++)
+		if (!same_events(m->files[0], m->files[f]))
+			return false;
+	return collapse && m->nfiles > 1;
+}
+
+static void print_file(FILE *out, const struct report *r, bool with_events)
 {
 	char b[32];
 
@@ -273,14 +328,20 @@ static void print_file(FILE *out, const struct report *r)
 		r->executable, r->pid, *r->host ? ", host " : "", r->host,
 		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
 		r->has_wall ? fmt_num(b, r->wall_ns, H_TIME) : "n/a", r->state_text, state_note(r));
-	fprintf(out, "#   events:");
+	if (with_events)
+		print_events(out, r, "#   events:");
+	print_file_notes(out, r);
+}
+
+static void print_events(FILE *out, const struct report *r, const char *label)
+{
+	fputs(label, out);
 	for (size_t i = 0; i < r->nev; i++)
 		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
 			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
 	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
 		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
 		r->serialized ? ")" : "");
-	print_file_notes(out, r);
 }
 
 static void print_legend(FILE *out, const struct model *m)
@@ -305,34 +366,71 @@ static void print_title(FILE *out, const struct model *m, const struct gtable *t
 	else if (t->scope == SC_PROCESS)
 		fprintf(out, "\n## regions of process %" PRIu64 " (%s)\n", m->files[t->id]->pid,
 			m->files[t->id]->path);
-	else
-		fprintf(out, "\n## regions of thread %" PRIu64 " %s (pid %" PRIu64 ")\n",
-			m->threads[t->id].t->tid, m->threads[t->id].t->name,
-			m->files[m->threads[t->id].file]->pid);
+	else {
+		fprintf(out, "\n## regions of thread %" PRIu64 " ", m->threads[t->id].t->tid);
+		print_name(out, "%s", m->threads[t->id].t->name);
+		fprintf(out, " (pid %" PRIu64 ")\n", m->files[m->threads[t->id].file]->pid);
+	}
 }
 
 /* ---- region tables ------------------------------------------------------ */
 
-static void region_headings(struct table *t, const struct model *m)
+/* cols: which events of the model get columns in table gt. */
+struct cols {
+	bool *shown;			/* [nev] */
+	size_t nshown, nhidden;
+	bool ipc;
+};
+
+static void choose_cols(struct cols *c, const struct model *m, const struct gtable *gt)
+{
+	c->shown = xcalloc(m->nev + 1, sizeof(*c->shown));
+	c->nshown = c->nhidden = 0;
+	for (size_t e = 0; e < m->nev; e++) {
+		c->shown[e] = !collapse;
+		for (size_t i = 0; i < gt->n && !c->shown[e]; i++)
+			c->shown[e] = gt->g[i]->s[1 + e].have;
+		c->shown[e] ? c->nshown++ : c->nhidden++;
+	}
+	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc];
+}
+
+static void note_hidden(FILE *out, const struct model *m, const struct cols *c)
+{
+	const char *sep = "";
+
+	if (!c->nhidden)
+		return;
+	fputs("not counted here, so left out: ", out);
+	for (size_t e = 0; e < m->nev; e++)
+		if (!c->shown[e])
+			fprintf(out, "%s%s", sep, m->ev[e]), sep = ", ";
+	fputs(" (no row has a value: see each file's events line for why)\n", out);
+}
+
+static void region_headings(struct table *t, const struct model *m, const struct cols *cols)
 {
 	size_t c = 3;
 	char b[256];
 
 	tbl_left(t, 0);
 	tbl_put(t, "region"), tbl_put(t, "share"), tbl_put(t, "calls");
-	for (int e = -1; e < (int)m->nev; e++, c += 2) {
+	for (int e = -1; e < (int)m->nev; e++) {
+		if (e >= 0 && !cols->shown[e])
+			continue;
 		tbl_span(t, c, 2, e < 0 ? "wall time" : m->ev[e]);
 		tbl_put(t, "incl"), tbl_put(t, "excl");
+		c += 2;
 	}
 	snprintf(b, sizeof(b), "%s per call", model_weight_name(m));
 	tbl_span(t, c, 3, b);
 	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
-	if (m->ipc_ins >= 0)
+	if (cols->ipc)
 		tbl_put(t, "IPC");
 }
 
 static void region_row(struct table *t, const struct model *m, const struct gtable *gt,
-		       const struct group *g, struct marks *mk)
+		       const struct group *g, struct marks *mk, const struct cols *cols)
 {
 	const struct sum *w = model_weight(m, g);
 	enum how wh = how_of(m, m->weight);
@@ -340,11 +438,13 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	bool ok;
 	char b[32];
 
-	tbl_put(t, "%s", m->regions[g->key.region]);
+	put_name(t, m->regions[g->key.region], NAME_COLUMN_MAX, "");
 	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */
 	put_double(t, ok, "%.1f%%", 100 * v);
 	tbl_put(t, "%s", fmt_num(b, g->calls, H_EXACT));
 	for (int e = -1; e < (int)m->nev; e++) {
+		if (e >= 0 && !cols->shown[e])
+			continue;
 		put_value(t, &g->s[1 + e], g->s[1 + e].incl, how_of(m, e), mk);
 		put_value(t, &g->s[1 + e], g->s[1 + e].excl, how_of(m, e), mk);
 	}
@@ -354,7 +454,7 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		tbl_put(t, "n/a");
 	put_minmax(t, w, w->min, wh, mk);
 	put_minmax(t, w, w->max, wh, mk);
-	if (m->ipc_ins >= 0) {
+	if (cols->ipc) {
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
 	}
@@ -374,8 +474,8 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 	for (size_t i = 0; i < gt->n; i++) {
 		const struct group *g = gt->g[i];
 
-		fprintf(out, "%s (%zu stack%s)\n", m->regions[g->key.region], g->nsub,
-			g->nsub == 1 ? "" : "s");
+		print_name(out, "%s", m->regions[g->key.region]);
+		fprintf(out, " (%zu stack%s)\n", g->nsub, g->nsub == 1 ? "" : "s");
 		for (size_t k = 0; k < g->nsub; k++) {
 			const struct group *s = g->sub[k];
 			const struct sum *w = model_weight(m, s);
@@ -388,7 +488,7 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 				group_share(m, gt, s, &share) ?
 				(snprintf(b4, sizeof(b4), "%.1f%%", 100 * share), b4) : "n/a");
 			for (size_t f = 0; f < model_stack_depth(m, s->key.stack); f++)
-				fprintf(out, "      %s\n", model_frame(m, s->key.stack, f));
+				print_name(out, "      %s\n", model_frame(m, s->key.stack, f));
 		}
 	}
 }
@@ -397,17 +497,21 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 {
 	struct table t;
 	struct marks mk = { 0 };
+	struct cols cols;
 
 	print_title(out, m, gt);
 	if (!gt->n) {
 		fprintf(out, "(no regions%s)\n", m->o->has_re ? " match --region" : "");
 		return;
 	}
-	tbl_init(&t, 3 + 2 * (1 + m->nev) + 3 + (m->ipc_ins >= 0));
-	region_headings(&t, m);
+	choose_cols(&cols, m, gt);
+	tbl_init(&t, 3 + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
-		region_row(&t, m, gt, gt->g[i], &mk);
+		region_row(&t, m, gt, gt->g[i], &mk, &cols);
 	tbl_print(&t, out);
+	note_hidden(out, m, &cols);
+	free(cols.shown);
 	if (mk.partial)
 		fprintf(out, "+ partial: some threads could not count this event; "
 			"the sum covers only those that did\n");
@@ -431,33 +535,47 @@ static void put_total(struct table *t, const struct rep_total *tot, enum how how
 	tbl_put(t, "%s%s", fmt_num(b, est ? tot->scaled : tot->value, how), est ? "*" : "");
 }
 
+/* Under --collapse-unavailable: event e of r has no total in any thread. */
+static bool no_totals(const struct report *r, size_t e)
+{
+	for (size_t i = 0; collapse && i < r->nthreads; i++)
+		if (r->threads[i].totals[e].has_value)
+			return false;
+	return collapse;
+}
+
 static void print_threads(FILE *out, const struct model *m, size_t f)
 {
 	const struct report *r = m->files[f];
 	struct table t;
 	struct marks mk = { 0 };
 	char b[32];
+	size_t shown = 0;
 
 	fprintf(out, "\n## threads of %s (pid %" PRIu64 ")\n", r->executable, r->pid);
-	tbl_init(&t, 7 + r->nev);
+	for (size_t e = 0; e < r->nev; e++)
+		shown += !no_totals(r, e);
+	tbl_init(&t, 7 + shown);
 	for (size_t c = 1; c < 4; c++)
 		tbl_left(&t, c);
 	tbl_put(&t, "tid"), tbl_put(&t, "name"), tbl_put(&t, "state"), tbl_put(&t, "setup");
 	tbl_put(&t, "wall"), tbl_put(&t, "cpu"), tbl_put(&t, "rows");
 	for (size_t e = 0; e < r->nev; e++)
-		tbl_put(&t, "%s", r->ev[e].name);
+		if (!no_totals(r, e))
+			tbl_put(&t, "%s", r->ev[e].name);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct rep_thread *th = &r->threads[i];
 
 		tbl_put(&t, "%" PRIu64, th->tid);
-		tbl_put(&t, "%s%s", th->name, th->main ? " (main)" : "");
+		put_name(&t, th->name, NAME_COLUMN_MAX, th->main ? " (main)" : "");
 		tbl_put(&t, "%s", th->state), tbl_put(&t, "%s", th->setup);
 		tbl_put(&t, "%s", th->has_wall ? fmt_num(b, th->wall_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", th->has_cpu ? fmt_num(b, th->cpu_ns, H_TIME) : "n/a");
 		tbl_put(&t, "%s", fmt_num(b, th->nrows, H_EXACT));
 		for (size_t e = 0; e < r->nev; e++)
-			put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ? H_TIME :
-				  H_COUNT, &mk);
+			if (!no_totals(r, e))
+				put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ?
+					  H_TIME : H_COUNT, &mk);
 	}
 	tbl_print(&t, out);
 	if (mk.mux)
@@ -505,9 +623,11 @@ static void print_errors(FILE *out, const struct report *r)
 	for (size_t i = 0; i < r->nerrors; i++) {
 		const struct rep_error *e = &r->errors[i];
 
-		fprintf(out, "  %s  tid %" PRIu64 "  region %s%s%s  count %s\n", e->kind, e->tid,
-			*e->region ? e->region : "-", e->open ? "  open " : "",
-			e->open ? e->open : "", fmt_num(b, e->count, H_EXACT));
+		fprintf(out, "  %s  tid %" PRIu64 "  region ", e->kind, e->tid);
+		print_name(out, "%s", *e->region ? e->region : "-");
+		if (e->open)
+			print_name(out, "  open %s", e->open);
+		fprintf(out, "  count %s\n", fmt_num(b, e->count, H_EXACT));
 	}
 }
 
@@ -526,8 +646,12 @@ static void count_note(void *arg, const char *path, const char *note)
 
 void render_table(FILE *out, struct model *m)
 {
+	bool once = events_once(m);
+
 	for (size_t f = 0; f < m->nfiles; f++)
-		print_file(out, m->files[f]);
+		print_file(out, m->files[f], !once);
+	if (once)
+		print_events(out, m->files[0], "# events of every file:");
 	print_legend(out, m);
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];

@@ -43,10 +43,10 @@ static json_t *load(const char *name, int want_forked)
 	return found;
 }
 
-/* Per-call inclusive instructions of region in thread: the cheapest of
- * its calls (see REPS in guest/hw.c: interrupts under QEMU only ever add
- * to a region). -1 if missing. */
-static long long per_call(json_t *thread, const char *region)
+/* Per-call inclusive count of event ev in region of thread: the cheapest
+ * of its calls (see REPS in guest/hw.c: interrupts under QEMU only ever
+ * add to a region). -1 if missing. */
+static long long per_call_of(json_t *thread, const char *region, int ev_index)
 {
 	size_t i;
 	json_t *row;
@@ -54,12 +54,17 @@ static long long per_call(json_t *thread, const char *region)
 	json_array_foreach(json_object_get(thread, "regions"), i, row) {
 		if (strcmp(json_string_value(json_object_get(row, "region")), region) != 0)
 			continue;
-		json_t *ev = json_array_get(json_object_get(row, "events"), INS);
+		json_t *ev = json_array_get(json_object_get(row, "events"), ev_index);
 		if (!json_is_object(ev) || json_integer_value(json_object_get(row, "calls")) < 5)
 			return -1;
 		return json_integer_value(json_object_get(ev, "min"));
 	}
 	return -1;
+}
+
+static long long per_call(json_t *thread, const char *region)
+{
+	return per_call_of(thread, region, INS);
 }
 
 static const char *source0(json_t *rep)
@@ -342,6 +347,77 @@ static void test_both_paths_agree(void)
 	      "read() %lld vs user-space %lld", loop_diff[0], loop_diff[1]);
 }
 
+/* Per-call counts of regions n0 and n1m, events 0 and 1, of scenario
+ * name: v[event][region]. 0, or -1 when a value is missing. */
+static int loop_counts(const char *name, long long v[2][2])
+{
+	json_t *rep = load(name, 0), *t;
+
+	if (!rep)
+		return -1;
+	t = rep_main_thread(rep);
+	for (int e = 0; e < 2; e++) {
+		v[e][0] = per_call_of(t, "n0", e);
+		v[e][1] = per_call_of(t, "n1m", e);
+	}
+	json_decref(rep);
+	return v[0][0] > 0 && v[1][0] > 0 ? 0 : -1;
+}
+
+/* PMCSHIM_EVENTS=instructions,INST_RETIRED with LIBPFM_FORCE_PMU=arm_ac57
+ * (libpfm4's encoding of the native name) against instructions,r08 (the
+ * Armv8 architectural INST_RETIRED code, by hand): in the same slot both
+ * count exactly the same, region by region, and the loop's 2·N exactly
+ * as the generic instructions does. (Slot 1 is read after slot 0, so it
+ * sees the same read-order skew in both runs.) */
+static void test_native_name(void)
+{
+	long long nat[2][2], raw[2][2];
+
+	ua = "ua1";
+	CHECK(loop_counts("native", nat) == 0,
+	      "no INST_RETIRED values (libpfm4 missing in the guest, or the name refused?)");
+	CHECK(loop_counts("nativeraw", raw) == 0, "no r08 values");
+	json_t *rep = load("native", 0);
+	json_t *ev = json_array_get(json_object_get(rep, "events"), 1);
+	const char *config = json_string_value(json_object_get(ev, "config"));
+	CHECK(json_integer_value(json_object_get(ev, "type")) == 4 /* PERF_TYPE_RAW */ &&
+	      config && strcmp(config, "0x8") == 0, "INST_RETIRED encoded as type %lld config %s",
+	      json_integer_value(json_object_get(ev, "type")), config ? config : "?");
+	json_decref(rep);
+	printf("    INST_RETIRED: n0 %lld n1m %lld; r08: n0 %lld n1m %lld; instructions: n0 %lld n1m %lld\n",
+	       nat[1][0], nat[1][1], raw[1][0], raw[1][1], nat[0][0], nat[0][1]);
+	CHECK(nat[1][0] == raw[1][0] && nat[1][1] == raw[1][1], "INST_RETIRED differs from r08");
+	CHECK(nat[1][1] - nat[1][0] == 2000000 && nat[0][1] - nat[0][0] == 2000000,
+	      "N=1e6 minus N=0: INST_RETIRED %lld, instructions %lld, want 2000000",
+	      nat[1][1] - nat[1][0], nat[0][1] - nat[0][0]);
+	CHECK(nat[1][0] - nat[0][0] == raw[1][0] - raw[0][0], "slot skew differs between the runs");
+}
+
+/* The launcher in the guest: --list-events lists the native names of the
+ * PMU libpfm4 was told to use, and a mistyped native name is refused with
+ * the closest one. */
+static void test_native_names_listed(void)
+{
+	char path[4096], text[1 << 16];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/native-names.out", dir);
+	f = fopen(path, "r");
+	CHECK(f, "no %s", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	CHECK(strstr(text, "Native event (libpfm4; ") && strstr(text, "events of arm_ac57"),
+	      "no native section for arm_ac57 in:\n%.600s", text);
+	CHECK(strstr(text, "\n  INST_RETIRED\n") && strstr(text, "\n  L1D_CACHE_REFILL\n"),
+	      "INST_RETIRED or L1D_CACHE_REFILL not listed");
+	CHECK(strstr(text, "'INST_RETIRD': unknown event; closest: INST_RETIRED") &&
+	      strstr(text, "\nexit 2\n"), "typo not refused with a suggestion:\n%s",
+	      strstr(text, "pmcshim: -e") ? strstr(text, "pmcshim: -e") : "(no -e line)");
+}
+
 static void test_multiplexing(void)
 {
 	json_t *rep, *t, *tot;
@@ -483,6 +559,8 @@ int main(int argc, char **argv)
 			printf("-- hand-written floor with 64-bit counters: %.1f instructions per pair\n",
 			       flo);
 	}
+	RUN(test_native_name);
+	RUN(test_native_names_listed);
 	RUN(test_multiplexing);
 	RUN(test_region_coverage);
 	return t_done("vm");

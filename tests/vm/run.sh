@@ -27,18 +27,19 @@ command -v qemu-system-aarch64 >/dev/null 2>&1 || skip "no qemu-system-aarch64"
 command -v ${X}gcc >/dev/null 2>&1 || skip "no ${X}gcc"
 
 mkdir -p "$W/cache" "$W/x"
-make -s CROSS=$X $XB/libpmcshim.so >/dev/null || die "cross build of the shim failed"
+make -s CROSS=$X $XB/libpmcshim.so $XB/pmcshim >/dev/null || die "cross build of the shim failed"
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
 
 # Debian's arm64 packages, downloaded once.
 fetch() {
-	[ -f "$W/cache/done" ] && return 0
+	# (libpfm4: the native event names; added later, so checked by name)
+	[ -f "$W/cache/done" ] && ls "$W"/cache/libpfm4_*_arm64.deb >/dev/null 2>&1 && return 0
 	kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/{print $2; exit}')
 	[ -n "$kpkg" ] || die "no arm64 kernel package known to apt: run 'dpkg --add-architecture arm64 && apt-get update'"
 	(cd "$W/cache" && apt-get download -q "${kpkg%:arm64}:arm64" busybox-static:arm64 \
-		libc6:arm64 libunwind8:arm64 liblzma5:arm64 >/dev/null) ||
+		libc6:arm64 libunwind8:arm64 liblzma5:arm64 libpfm4:arm64 >/dev/null) ||
 		die "apt-get download of the arm64 kernel and libraries failed"
 	touch "$W/cache/done"
 }
@@ -47,18 +48,18 @@ rm -rf "$W/x" "$W/root" && mkdir -p "$W/x" "$W/root"
 for d in "$W"/cache/*.deb; do dpkg -x "$d" "$W/x"; done
 cp "$W"/x/boot/vmlinuz-* "$W/vmlinuz"
 
-# The initramfs: busybox, glibc and libunwind for arm64, the shim, the suite.
-# Only what the guest runs: the kernel package's modules (/lib/modules,
-# ~290 MB), device trees and glibc's gconv are never loaded, and packing
-# them made a 105 MB initrd that took 3x as long to boot.
+# The initramfs: busybox, glibc, libunwind and libpfm4 for arm64, the shim,
+# the launcher, the suite. Only what the guest runs: the kernel package's
+# modules (/lib/modules, ~290 MB), device trees and glibc's gconv are never
+# loaded, and packing them made a 105 MB initrd that took 3x as long to boot.
 R=$W/root
 L=lib/aarch64-linux-gnu
 mkdir -p "$R/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/$L" "$R/usr/$L"
 cp "$W/x/bin/busybox" "$R/bin/"
 cp -a "$W/x/lib/ld-linux-aarch64.so.1" "$R/lib/"
 cp -a "$W/x/$L/." "$R/$L/"			# glibc, liblzma (libunwind's)
-cp -a "$W"/x/usr/$L/libunwind.so.8* "$R/usr/$L/"	# dlopen()ed by the shim
-cp "$XB/libpmcshim.so" "$W/hw" "$R/"
+cp -a "$W"/x/usr/$L/libunwind.so.8* "$W"/x/usr/$L/libpfm.so.4* "$R/usr/$L/"	# dlopen()ed
+cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
 install -m 755 tests/vm/init "$R/init"
 # VM_ONLY=PREFIX runs only the scenarios whose names start with it (while
 # working on one thing; the checks of the others then fail).

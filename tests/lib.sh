@@ -1,0 +1,38 @@
+# Shared by the shell test suites (tests/launcher, tests/install): counts,
+# a temporary directory removed at exit, one result line per test and the
+# summary line tests/run.sh adds up.
+#   . tests/lib.sh; suite_begin NAME; result ...; suite_end
+LC_ALL=C
+export LC_ALL
+
+suite_begin() {
+	suite=$1
+	passed=0 failed=0 skipped=0
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$suite-test.XXXXXX") || exit 1
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+}
+
+# result NAME STATUS [DETAIL...]: STATUS "ok", "skip:why" or anything else
+# (a failure; DETAIL lines say why)
+result() {
+	name=$1 st=$2
+	shift 2
+	case $st in
+	ok) echo "ok   $name"; passed=$((passed + 1)) ;;
+	skip:*) echo "SKIP $name (${st#skip:})"; skipped=$((skipped + 1)) ;;
+	*) echo "FAIL $name"; for l in "$@"; do printf '    %s\n' "$l"; done
+	   failed=$((failed + 1)) ;;
+	esac
+}
+
+# calls REGION FILE: the calls column of REGION in the merged table that
+# pmcshim (the launcher) printed into FILE
+calls() {
+	awk -v r="$1" '/^## regions, all/ { on = 1; next } /^##/ { on = 0 }
+		on && $1 == r { print $3; exit }' "$2" | tr -d ,
+}
+
+suite_end() {
+	echo "$suite: $passed passed, $failed failed, $skipped skipped"
+	[ $failed = 0 ]
+}

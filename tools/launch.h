@@ -1,0 +1,48 @@
+/* The pmcshim launcher's pieces: where the shim and the reader are, the
+ * run directory, the events notice, running the command and the reader. */
+#ifndef PMCSHIM_LAUNCH_H
+#define PMCSHIM_LAUNCH_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#define LAUNCHER "pmcshim"
+
+struct launch {
+	const char *events;		/* -e, else PMCSHIM_EVENTS, else the default */
+	const char *depth;		/* -d, or NULL: the shim's default */
+	const char *outdir;		/* -o, or NULL: a new directory named after the command */
+	int quiet;			/* -q */
+	char **argv;			/* the command */
+	char shim[PATH_MAX];		/* libpmcshim.so */
+	char reader[PATH_MAX];		/* pmcshim-report */
+	char dir[PATH_MAX];		/* the run directory, absolute */
+};
+
+/* launch_paths.c: the shim and the reader next to this executable (build
+ * tree) or in PREFIX/lib/pmcshim (installed). 0, or -1 after saying why. */
+int launch_find_tools(struct launch *l);
+/* Make the run directory (l->outdir, or pmcshim-COMMAND-TIME in the
+ * current directory). 0, or -1 after saying why. */
+int launch_make_dir(struct launch *l);
+
+/* launch_events.c: refuse bad -e names (one line each, with the closest
+ * known names); 0 or -1. */
+int launch_check_events(const char *events);
+/* Open the events in this process as the shim will in each one, and print
+ * one line about those that cannot count. */
+void launch_events_notice(const char *events);
+/* --list-events */
+void launch_list_events(void);
+
+/* launch_run.c: run the command with the shim preloaded; returns its exit
+ * status the way a shell reports it (127 not found, 128+N a signal);
+ * *ran is 0 when it could not start. */
+int launch_command(const struct launch *l, int *signo, int *ran);
+/* Print the merged table of every report in the run directory. */
+void launch_show_reports(const struct launch *l);
+/* Leave with the command's status: re-raising its signal when it died
+ * of one. */
+_Noreturn void launch_exit(const struct launch *l, int status, int signo);
+
+#endif

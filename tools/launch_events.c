@@ -1,0 +1,86 @@
+/* The launcher's side of events: names checked before the command runs,
+ * and the "unavailable" notice printed once for the whole run (the
+ * processes run with PMCSHIM_QUIET=1), found by opening the events here
+ * the way the shim opens them in each process. */
+#include "launch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters.h"
+#include "events.h"
+
+/* One line per bad name (each may carry suggestions), then the list's
+ * own rules (twice, more than EVENTS_MAX). */
+int launch_check_events(const char *events)
+{
+	char *copy = strdup(events), *save = NULL, err[1024];
+	struct event_spec ev;
+	struct event_list list;
+	int bad = 0;
+
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+		if (events_parse_one(t, &ev, err, sizeof(err)) != 0) {
+			fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+			bad = 1;
+		}
+	}
+	free(copy);
+	if (!bad && events_parse_list(events, &list, err, sizeof(err)) != 0) {
+		fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* "a, b (reason)" for the unavailable events that share event i's
+ * reason; marks them done. */
+static void name_group(const struct event_list *list, struct event_status *st,
+		       int i, unsigned *done, FILE *f)
+{
+	const char *sep = "";
+
+	for (int k = i; k < list->n; k++) {
+		if (st[k].source != SOURCE_UNAVAILABLE || strcmp(st[k].reason, st[i].reason))
+			continue;
+		fprintf(f, "%s%s", sep, list->ev[k].name);
+		sep = ", ";
+		*done |= 1u << k;
+	}
+	fprintf(f, " (%s)", st[i].reason);
+}
+
+void launch_events_notice(const char *events)
+{
+	struct event_status st[EVENTS_MAX];
+	struct event_list list;
+	struct counters c;
+	char err[1024];
+	unsigned done = 0;
+	int missing = 0;
+
+	events_parse_list(events, &list, err, sizeof(err));
+	memset(st, 0, sizeof(st));
+	counters_open(&c, &list, st, 1);
+	counters_close(&c);
+	for (int i = 0; i < list.n; i++)
+		missing += st[i].source == SOURCE_UNAVAILABLE;
+	if (!missing)
+		return;
+	fprintf(stderr, LAUNCHER ": %s unavailable: ", missing == list.n ? "events" : "some events");
+	for (int i = 0; i < list.n; i++) {
+		if (st[i].source != SOURCE_UNAVAILABLE || (done & (1u << i)))
+			continue;
+		if (done)
+			fputs("; ", stderr);
+		name_group(&list, st, i, &done, stderr);
+	}
+	fprintf(stderr, "; measuring %s (-q hides this line)\n", missing == list.n
+		? "wall time, calls, stacks and thread CPU time" : "the rest");
+}
+
+void launch_list_events(void)
+{
+	events_list(stdout);
+}

@@ -1,0 +1,221 @@
+/* Running the command under the shim, then the reader on what every
+ * process of the run wrote, and leaving with the command's status. */
+#include "launch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Existing preloads (a sanitizer runtime must stay first) then the shim. */
+static void set_preload(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *both;
+
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", shim, 1);
+		return;
+	}
+	if (asprintf(&both, "%s:%s", old, shim) < 0)
+		_exit(126);
+	setenv("LD_PRELOAD", both, 1);
+	free(both);
+}
+
+/* In the child: the environment every process of the run inherits. The
+ * notices are the launcher's to print, once for the whole run. */
+static void set_env(const struct launch *l)
+{
+	char out[PATH_MAX + 32];
+
+	snprintf(out, sizeof(out), "%s/pmcshim-%%e-%%p.pmc", l->dir);
+	set_preload(l->shim);
+	setenv("PMCSHIM_OUTPUT", out, 1);
+	setenv("PMCSHIM_QUIET", "1", 1);
+	setenv("PMCSHIM_EVENTS", l->events, 1);
+	if (l->depth)
+		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
+}
+
+/* Never returns: exec, or write errno to the pipe and exit. */
+static _Noreturn void child(const struct launch *l, int errfd)
+{
+	int err;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	set_env(l);
+	execvp(l->argv[0], l->argv);
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) != sizeof(err))
+		_exit(127);
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+/* The shell's wording for a command that could not start. */
+static int exec_failed(const char *cmd, int err)
+{
+	if (err == ENOENT) {
+		fprintf(stderr, LAUNCHER ": %s: command not found\n", cmd);
+		return 127;
+	}
+	fprintf(stderr, LAUNCHER ": %s: %s\n", cmd, strerror(err));
+	return 126;
+}
+
+static int wait_for(pid_t pid, int *signo)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	*signo = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	return *signo ? 128 + *signo : WEXITSTATUS(st);
+}
+
+static volatile sig_atomic_t child_pid;
+
+/* SIGTERM or SIGHUP sent to the launcher (a batch system's time limit, a
+ * closed terminal) go on to the command: it ends the way it would have
+ * alone, and the table of what it did is still printed. */
+static void forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static void forward_signals(pid_t pid)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward;
+	sa.sa_flags = SA_RESTART;
+	child_pid = pid;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int launch_command(const struct launch *l, int *signo, int *ran)
+{
+	int fds[2], err = 0;
+	pid_t pid;
+	ssize_t n;
+
+	*signo = 0;
+	*ran = 0;
+	fflush(NULL);
+	if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		fprintf(stderr, LAUNCHER ": cannot start %s: %s\n", l->argv[0], strerror(errno));
+		return 126;
+	}
+	if (pid == 0)
+		child(l, fds[1]);
+	close(fds[1]);
+	/* Like a shell: ^C and ^\ are for the command; the launcher lives on
+	 * to print the table. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	forward_signals(pid);
+	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	int status = wait_for(pid, signo);
+	if (n == sizeof(err))
+		return exec_failed(l->argv[0], err);
+	*ran = 1;
+	return status;
+}
+
+static int regular_file(const struct dirent *e)
+{
+	return e->d_type == DT_REG || e->d_type == DT_UNKNOWN;
+}
+
+/* Run the reader on the files, its table going to stderr (stdout is the
+ * command's); returns its exit status. */
+static int run_reader(const struct launch *l, struct dirent **files, int n)
+{
+	char **argv = calloc((size_t)n + 3, sizeof(*argv));
+	int rc = 1, signo;
+	pid_t pid;
+
+	if (!argv)
+		return 1;
+	argv[0] = (char *)l->reader;
+	/* the notice said which events cannot count: no n/a columns for them */
+	argv[1] = "--collapse-unavailable";
+	for (int i = 0; i < n; i++)
+		if (asprintf(&argv[i + 2], "%s/%s", l->dir, files[i]->d_name) < 0)
+			goto out;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execv(argv[0], argv);
+		fprintf(stderr, LAUNCHER ": %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	rc = pid < 0 ? 1 : wait_for(pid, &signo);
+out:
+	for (int i = 2; i < n + 2; i++)
+		free(argv[i]);
+	free(argv);
+	return rc;
+}
+
+void launch_show_reports(const struct launch *l)
+{
+	struct dirent **files = NULL;
+	int n = scandir(l->dir, &files, regular_file, alphasort);
+
+	if (n <= 0) {
+		fprintf(stderr, LAUNCHER ": no report in %s (no process of the run loaded "
+			"the shim: a static or setuid program?)\n", l->dir);
+	} else {
+		int rc = run_reader(l, files, n);
+		if (rc != 0)
+			fprintf(stderr, LAUNCHER ": %s exited with status %d\n", l->reader, rc);
+		else if (!l->quiet)
+			fprintf(stderr, LAUNCHER ": %d report%s in %s\n", n, n == 1 ? "" : "s",
+				l->dir);
+	}
+	for (int i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
+/* Die of the same signal, as a shell's caller expects, without a core
+ * file of the launcher's own. */
+static void reraise(int signo)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+
+	setrlimit(RLIMIT_CORE, &none);
+	signal(signo, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(signo);
+}
+
+_Noreturn void launch_exit(const struct launch *l, int status, int signo)
+{
+	if (signo) {
+		/* A shell says nothing for ^C or a closed pipe either. */
+		if (signo != SIGINT && signo != SIGPIPE)
+			fprintf(stderr, LAUNCHER ": %s: %s\n", l->argv[0], strsignal(signo));
+		fflush(NULL);
+		reraise(signo);
+	}
+	exit(status);
+}
