@@ -93,6 +93,10 @@ int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
 	code = codemap_last;	/* a local copy: no TLS access per frame */
 	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
 		ra = strip(load(fp + 8));
+		/* the shim never calls back into the application: a return
+		 * into it above the call site is a stale word, a broken chain */
+		if (ra >= shim_lo && ra < shim_hi)
+			break;
 		if (ra < code.lo || ra >= code.hi) {
 			if (!codemap_lookup(ra))
 				break;

@@ -427,9 +427,16 @@ void mapfile_unfinish(void)
 
 /* --- fork ------------------------------------------------------------------ */
 
+/* The tail when fork() was called: the parent goes on appending to its
+ * file (the child still maps it until it has its own), and none of that
+ * is the child's. */
+static uint64_t fork_tail;
+
 void mapfile_lock(void)
 {
 	pthread_mutex_lock(&lock);
+	if (base)
+		fork_tail = header()->tail;
 }
 
 void mapfile_unlock(void)
@@ -439,11 +446,25 @@ void mapfile_unlock(void)
 
 /* Copy the parent's records into a new file and map it where the parent's
  * was. Returns -1 (the child then writes nothing) when that fails. */
+/* Write len bytes at from; 0, or -1. */
+static int write_all(int fd, const void *from, uint64_t len)
+{
+	const unsigned char *p = from;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n <= 0)
+			return -1;
+		p += n, len -= (uint64_t)n;
+	}
+	return 0;
+}
+
 static int copy_to_new_file(const char *exe)
 {
-	uint64_t tail = header()->tail, size = FIRST_SIZE;
+	uint64_t tail = fork_tail, size = FIRST_SIZE;
+	unsigned char head[RF_HEADER_SIZE];
 	struct stat st;
-	ssize_t done = 0;
 	int fd;
 
 	fd = open_output(config, exe);
@@ -451,11 +472,11 @@ static int copy_to_new_file(const char *exe)
 		return -1;
 	while (size < tail)
 		size *= 2;
-	while (done >= 0 && (uint64_t)done < tail) {
-		ssize_t n = write(fd, base + done, tail - (uint64_t)done);
-		done = n > 0 ? done + n : -1;
-	}
-	if (done < 0 || fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
+	/* the header as it was at the fork (the parent's runs on) */
+	memcpy(head, base, sizeof(head));
+	((struct rf_header *)(void *)head)->tail = tail;
+	if (write_all(fd, head, sizeof(head)) != 0 ||
+	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 || fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
 	    mmap(base, reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
 		 fd, 0) == MAP_FAILED) {
 		close(fd);

@@ -208,6 +208,27 @@ static void test_exit_from_signal_handler(void)
 	CHECK(clean == 40, "%d/40 clean", clean);
 }
 
+/* The parent appends while its fork child copies the file: the child's
+ * file holds what was there at the fork and its own regions, whole. */
+static void test_fork_child_copy(void)
+{
+	struct run r;
+	const char *child = NULL;
+	struct summary s, p;
+
+	CHECK(run_ends(&r, "forkafter", "2000") == 0 && r.status == 0, "status %d", r.status);
+	CHECK(r.nreports == 2, "two files, got %d", r.nreports);
+	for (int i = 0; i < 2; i++)
+		if (summarize(r.report_path[i], "child").calls == 5)
+			child = r.report_path[i];
+	CHECK(child, "the child's file has its 5 calls");
+	s = summarize(child, "p1999");
+	p = summarize(child == r.report_path[0] ? r.report_path[1] : r.report_path[0], "p1999");
+	CHECK(s.ok && s.calls == 0, "child's file well-formed, none of the parent's later calls");
+	CHECK(p.ok && p.calls == 1, "the parent's file has them");
+	runapp_free(&r);
+}
+
 /* --- live ------------------------------------------------------------------ */
 
 static const char *find_file(const char *dir, char *out, size_t len)
@@ -519,6 +540,7 @@ int main(void)
 	RUN(test_exec_keeps_both_images);
 	RUN(test_sh_c);
 	RUN(test_exit_from_signal_handler);
+	RUN(test_fork_child_copy);
 	RUN(test_daemon_read_live);
 	RUN(test_reader_while_8_threads_mark);
 	RUN(test_raw_exit_thread);

@@ -122,6 +122,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_interval(optarg, &o->watch))
 				return 2;
 			break;
+		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
+		case 'C': render_table_collapse(true); break;
 		case 'o':
 			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
 				return 2;

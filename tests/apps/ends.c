@@ -10,7 +10,9 @@
  *   nested (an open region "outer" when SIGKILL comes),
  *   rawthread (a thread marks, then leaves with a raw SYS_exit),
  *   threads (N threads one after another, each marking; prints the
- *      resident memory after the first 100 and after all). */
+ *      resident memory after the first 100 and after all),
+ *   forkafter (forks; while the child sets up its own file, the parent
+ *      adds N regions "p<i>"; the child then marks "child" 5 times). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmcshim.h>
@@ -124,6 +127,31 @@ static void many_threads(long n)
 	exit(0);
 }
 
+static void fork_after(long n)
+{
+	int go[2];
+	char name[32], c = 0;
+	pid_t pid;
+
+	if (pipe(go) != 0)
+		exit(2);
+	pid = fork();
+	if (pid == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		work(5, "child");
+		exit(0);
+	}
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p%ld", i);
+		work(1, name);
+	}
+	if (write(go[1], &c, 1) != 1)
+		exit(2);
+	waitpid(pid, NULL, 0);
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "exit";
@@ -138,6 +166,8 @@ int main(int argc, char **argv)
 		raw_thread();
 	if (!strcmp(mode, "threads"))
 		many_threads(n);
+	if (!strcmp(mode, "forkafter"))
+		fork_after(n);
 	if (!strcmp(mode, "after")) {
 		work(n, "after");
 		return 0;
