@@ -97,6 +97,11 @@ static int by_name(const void *a, const void *b)
 
 json_t *runapp_load_json(const char *path)
 {
+	return runapp_load_json_opts(path, "--raw");
+}
+
+json_t *runapp_load_json_opts(const char *path, const char *opts)
+{
 	char cmd[3 * PATH_MAX];
 	json_error_t err;
 	json_t *j;
@@ -104,7 +109,7 @@ json_t *runapp_load_json(const char *path)
 
 	/* --raw: the sums as measured, so their identities (excl = incl minus
 	 * the children's incl) hold exactly; calibration has its own checks */
-	snprintf(cmd, sizeof(cmd), "'%s' --format json --raw '%s'", reader, path);
+	snprintf(cmd, sizeof(cmd), "'%s' --format json %s '%s'", reader, opts, path);
 	p = popen(cmd, "r");
 	if (!p)
 		return NULL;

@@ -43,9 +43,11 @@ int runapp_start(struct run *r, const char *app, const char *const *args,
 		 const char *const *env, int with_shim);
 int runapp_wait(struct run *r, int timeout_s);
 
-/* A report file as the reader exports it (pmcshim-report --format json),
- * or NULL (said why). */
+/* A report file as the reader exports it (pmcshim-report --format json
+ * --raw: values as measured), or NULL (said why). */
 json_t *runapp_load_json(const char *path);
+/* The same with other reader options ("" for calibrated values). */
+json_t *runapp_load_json_opts(const char *path, const char *opts);
 
 /* Count of stderr lines containing needle. */
 int count_lines(const char *text, const char *needle);

@@ -577,8 +577,9 @@ static bool below_calibration(const struct rep_thread *t, const struct rf_site *
 		uint64_t own = rep_times(s->calls, t->calib_in[i]);
 		uint64_t children = rep_times(s->child_calls, t->calib_child[i]);
 
-		if (s->v[i].incl < own || s->v[i].excl < own ||
-		    s->v[i].excl - own < children)
+		/* (incl only counts outermost activations: a recursive row's
+		 * is 0 by design, so excl, which every call adds to, tells) */
+		if (s->v[i].excl < own || s->v[i].excl - own < children)
 			return true;
 	}
 	return false;

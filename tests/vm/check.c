@@ -16,6 +16,28 @@
 static const char *dir;
 static const char *ua;		/* "ua1": user-space reads, "ua0": read() */
 
+/* The path of scenario name's (first) file for the current pass. */
+static int find_file(const char *name, char *out, size_t len)
+{
+	char prefix[128];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = -1;
+
+	snprintf(prefix, sizeof(prefix), "%s-%s.", name, ua);
+	while (d && rc && (e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) && n > 4 &&
+		    !strcmp(e->d_name + n - 4, ".pmc")) {
+			snprintf(out, len, "%s/%s", dir, e->d_name);
+			rc = 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 /* The report of scenario `name` (with forked == want_forked). */
 static json_t *load(const char *name, int want_forked)
 {
@@ -97,6 +119,39 @@ static void test_exact_loop(void)
 	CHECK(n1 - n0 == 2000000, "N=1e6 minus N=0 = %lld, want exactly 2000000", n1 - n0);
 	loop_diff[strcmp(ua, "ua1") == 0] = n1 - n0;
 	json_decref(rep);
+}
+
+/* Calibration (the markers' own cost, measured at setup, taken out by the
+ * reader): region "empty" in cost's k1 has the shape of the calibration's
+ * child, so its cheapest call reads exactly 0 instructions; the loop
+ * regions read what lies between the markers (the loop and the moves that
+ * set it up) and still differ by exactly 2 000 000. */
+static void test_calibrated_exact(void)
+{
+	char path[4096];
+	json_t *rep, *t, *row;
+	long long empty = -1, n0, n1;
+	size_t i;
+
+	CHECK(find_file("cost0", path, sizeof(path)) == 0, "no cost0 file");
+	rep = runapp_load_json_opts(path, "");
+	CHECK(rep && json_is_true(json_object_get(rep, "calibrated")), "calibrated export");
+	t = rep_main_thread(rep);
+	json_array_foreach(json_object_get(t, "regions"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "region")), "empty"))
+			empty = json_integer_value(json_object_get(
+				json_array_get(json_object_get(row, "events"), INS), "min"));
+	json_decref(rep);
+	printf("    calibrated: an empty region's cheapest call %lld instructions\n", empty);
+	CHECK(empty == 0, "empty region after calibration: %lld, want 0", empty);
+	CHECK(find_file("loop", path, sizeof(path)) == 0, "no loop file");
+	rep = runapp_load_json_opts(path, "");
+	t = rep_main_thread(rep);
+	n0 = per_call(t, "n0");
+	n1 = per_call(t, "n1m");
+	json_decref(rep);
+	printf("    calibrated: loop regions n0 %lld, n1m %lld instructions\n", n0, n1);
+	CHECK(n0 >= 0 && n0 < 16 && n1 - n0 == 2000000, "n0 %lld n1m %lld", n0, n1);
 }
 
 /* PMCSHIM_SERIALIZE=1 (an isb around each marker's reads) moves no
@@ -546,6 +601,7 @@ int main(int argc, char **argv)
 		RUN(test_thread_total_vs_own_count);
 		RUN(test_marker_cost);
 		RUN(test_pair_cost);
+		RUN(test_calibrated_exact);
 		RUN(test_fp_stack_is_libunwinds);
 		RUN(test_signal_handler_stack);
 	}
