@@ -165,6 +165,21 @@ static size_t name_width(const struct report *r)
 	return w > 40 ? 40 : w;
 }
 
+/* The file again. One that fails to load while its process writes it is
+ * tried again a few times: a reader should never meet a reference to a
+ * record not yet done, but a watch should not end on the first surprise. */
+static struct report *reload(const char *path, double interval, char *why, size_t whylen)
+{
+	struct report *r = NULL;
+
+	for (int tries = 0; !r && tries < 3; tries++) {
+		if (tries)
+			pause_for(interval);
+		r = report_load_file(path, why, whylen);
+	}
+	return r;
+}
+
 int run_watch(FILE *out, const char *path, double interval)
 {
 	char why[600];
@@ -184,7 +199,7 @@ int run_watch(FILE *out, const char *path, double interval)
 	while (r->live) {
 		pause_for(interval);
 		report_free(r);
-		if (!(r = report_load_file(path, why, sizeof(why)))) {
+		if (!(r = reload(path, interval, why, sizeof(why)))) {
 			fprintf(stderr, PROG ": %s: %s\n", path, why);
 			sums_free(&before);
 			return 2;

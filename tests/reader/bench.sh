@@ -13,7 +13,7 @@ threads=${THREADS:-16}
 "$B/tests/reader/gen_report" --rows "$rows" --threads "$threads" --regions 400 --stacks 10000 \
 	--depth 8 --events 4 "$big" || exit 1
 size=$(stat -c %s "$big")
-echo "== reader: $big, $((size / 1048576)) MiB, $rows rows over $threads threads ($(nproc) cores)"
+echo "== reader: $big, $((size / 1048576)) MiB, $rows rows over $threads threads ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 
 now() { date +%s%N; }
 
@@ -37,8 +37,11 @@ awk -v r="$rows" -v t="$table" -v f="$floor" 'BEGIN {
 	printf "floor (touch it) %8.1f ms  %6.2f M rows/s\n", f / 1000, r / f
 	printf "table / floor    %8.2f x\n", t / f }'
 if [ -x /usr/bin/time ]; then
-	rss=$(/usr/bin/time -f %M "$R" "$big" 2>&1 >/dev/null | tail -1)
-	awk -v k="$rss" -v s="$size" 'BEGIN {
+	# CPU time too: on a shared machine wall time also counts waiting
+	set -- $(/usr/bin/time -f "%M %U %S" "$R" "$big" 2>&1 >/dev/null | tail -1)
+	awk -v k="$1" -v s="$size" -v u="$2" -v y="$3" -v r="$rows" 'BEGIN {
+		printf "table CPU time   %8.1f ms  %6.2f M rows per CPU second\n",
+			(u + y) * 1000, r / (u + y) / 1e6
 		printf "peak RSS         %8.1f MiB  (file %.1f MiB; RSS - file = %.1f MiB)\n",
 			k / 1024, s / 1048576, k / 1024 - s / 1048576 }'
 else
