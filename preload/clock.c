@@ -71,8 +71,3 @@ double clock_ticks_per_ns(void)
 {
 	return ticks_per_ns;
 }
-
-uint64_t clock_ticks_to_ns(uint64_t ticks)
-{
-	return (uint64_t)((double)ticks / ticks_per_ns + 0.5);
-}

@@ -1,5 +1,6 @@
-/* Wall time in ticks (rdtsc / cntvct) on the hot path, converted to ns
- * when the report is written, against CLOCK_MONOTONIC over the whole run. */
+/* Wall time in ticks (rdtsc / cntvct) on the hot path; the tick rate,
+ * against CLOCK_MONOTONIC over the whole run, goes into the report file at
+ * the end, and the reader converts. */
 #ifndef PMCSHIM_CLOCK_H
 #define PMCSHIM_CLOCK_H
 
@@ -11,7 +12,6 @@ void clock_start(void);		/* at process start (and in a fork child) */
 /* Fix the tick rate; spins briefly when the run was too short to tell. */
 void clock_calibrate(void);
 double clock_ticks_per_ns(void);
-uint64_t clock_ticks_to_ns(uint64_t ticks);
 uint64_t clock_mono_ns(void);
 uint64_t clock_real_ns(void);
 uint64_t clock_thread_cpu_ns(void);

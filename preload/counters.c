@@ -15,22 +15,6 @@
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		     PERF_FORMAT_TOTAL_TIME_RUNNING)
 
-const char *counters_source_name(enum event_source s)
-{
-	switch (s) {
-	case SOURCE_USER:
-#if defined(__aarch64__)
-		return "mrs";
-#else
-		return "rdpmc";
-#endif
-	case SOURCE_READ:
-		return "read";
-	default:
-		return "unavailable";
-	}
-}
-
 /* Errors that every thread of the process would meet again. */
 static int permanent_error(int err)
 {

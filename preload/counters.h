@@ -83,7 +83,6 @@ static inline void counters_read(struct counters *c, uint64_t *vals)
 		counters_read_slow(c, vals);
 }
 
-const char *counters_source_name(enum event_source s);
 /* Why reading failed, once it has (broken, or counters_read_totals -1). */
 const char *counters_lost_reason(const struct counters *c);
 /* How to turn on user-space reads where the system has them off, or NULL. */

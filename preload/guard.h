@@ -25,9 +25,4 @@ static inline void guard_leave(void)
 	guard_depth = 0;
 }
 
-static inline int guard_busy(void)
-{
-	return guard_depth != 0;
-}
-
 #endif

@@ -32,7 +32,6 @@
 #define RF_HEADER_SIZE 4096
 #define RF_MAX_SIZE (UINT64_C(1) << 32)	/* a file never grows past 4 GiB */
 #define RF_EVENTS_MAX 8
-#define RF_NAME_MAX 1024		/* region names are cut to this */
 #define RF_FRAMES_MAX 65		/* call site + 64 frames above it */
 
 /* How the process ended, as far as the shim could tell. */
