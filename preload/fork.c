@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "mapfile.h"
+#include "modules.h"
 #include "names.h"
 #include "stacks.h"
 #include "threads.h"
@@ -17,12 +18,14 @@ static void prepare(void)
 	threads_lock_registry();
 	names_lock();
 	stacks_lock();
+	modules_lock();
 	mapfile_lock();
 }
 
 static void parent(void)
 {
 	mapfile_unlock();
+	modules_unlock();
 	stacks_unlock();
 	names_unlock();
 	threads_unlock_registry();

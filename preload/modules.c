@@ -164,7 +164,12 @@ void modules_note(const uintptr_t *pcs, int n)
 	pthread_mutex_unlock(&lock);
 }
 
-void modules_reset_after_fork(void)
+void modules_lock(void)
 {
-	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_lock(&lock);
+}
+
+void modules_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
 }

@@ -19,6 +19,8 @@ void modules_record_all(void);
 /* Record the modules of pcs not yet in the file (a new stack met them:
  * recorded now, they still symbolize after a dlclose). */
 void modules_note(const uintptr_t *pcs, int n);
-void modules_reset_after_fork(void);
+/* Held across fork() (taken after the stacks lock, as stacks_intern does). */
+void modules_lock(void);
+void modules_unlock(void);
 
 #endif
