@@ -254,32 +254,6 @@ void mapfile_publish(void *record)
 
 /* --- the header ------------------------------------------------------------ */
 
-static void read_small(const char *file, char *buf, size_t len)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-static uint64_t proc_start(void)
-{
-	char buf[1024];
-	const char *p;
-	int field = 2;
-
-	read_small("/proc/self/stat", buf, sizeof(buf));
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	while (*p && field < 22)
-		if (*p++ == ' ')
-			field++;
-	return strtoull(p, NULL, 10);
-}
-
 /* Set up before our constructor (a marker in an earlier library's
  * constructor): the arguments from /proc, already NUL-separated. */
 static void set_argv_from_proc(struct rf_header *h)
@@ -337,9 +311,9 @@ static void set_identity(struct rf_header *h)
 	copy(h->host, sizeof(h->host), host);
 	h->pid = (uint64_t)getpid();
 	h->ppid = (uint64_t)getppid();
-	h->proc_start = proc_start();
-	read_small("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
-	h->boot_id[strcspn(h->boot_id, "\n")] = '\0';
+	if (rf_proc_start(h->pid, &h->proc_start) != 0)
+		h->proc_start = 0;
+	rf_boot_id(h->boot_id, sizeof(h->boot_id));
 	h->start_real_ns = clock_start_real_ns();
 	h->start_mono_ns = clock_start_mono_ns();
 	h->start_ticks = clock_start_ticks();

@@ -208,19 +208,25 @@ static int read_small(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+int rf_boot_id(char *out, size_t len)
+{
+	if (read_small("/proc/sys/kernel/random/boot_id", out, len) != 0) {
+		out[0] = '\0';
+		return -1;
+	}
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
 static int same_boot(const struct rf_header *h)
 {
 	char id[64];
 
-	if (read_small("/proc/sys/kernel/random/boot_id", id, sizeof(id)) != 0)
-		return 0;
-	id[strcspn(id, "\n")] = '\0';
-	return h->boot_id[0] && strncmp(id, h->boot_id, sizeof(h->boot_id)) == 0;
+	return rf_boot_id(id, sizeof(id)) == 0 && h->boot_id[0] &&
+	       strncmp(id, h->boot_id, sizeof(h->boot_id)) == 0;
 }
 
-/* Field 22 of /proc/PID/stat (after the parenthesised command name); -1
- * also for a zombie: it has ended, only its parent has not reaped it. */
-static int proc_start_of(uint64_t pid, uint64_t *start)
+int rf_proc_start(uint64_t pid, uint64_t *start)
 {
 	char path[64], buf[1024];
 	const char *p;
@@ -245,7 +251,7 @@ enum rf_liveness rf_liveness(const struct rf_header *h)
 		return RF_GONE;
 	if (!same_boot(h))
 		return h->boot_id[0] ? RF_GONE : RF_UNKNOWN;
-	if (proc_start_of(h->pid, &start) != 0 || start != h->proc_start)
+	if (rf_proc_start(h->pid, &start) != 0 || start != h->proc_start)
 		return RF_GONE;
 	return RF_LIVE;
 }

@@ -296,6 +296,13 @@ int rf_site_read(const struct rf_site *s, uint64_t *calls, struct rf_stat *out, 
 int rf_site_read_children(const struct rf_site *s, uint64_t *calls, uint64_t *child_calls,
 			  struct rf_stat *out, uint32_t max);
 
+/* What identifies a process across pid reuse and reboots (the header's
+ * proc_start and boot_id): field 22 of /proc/PID/stat, -1 when the process
+ * is gone or a zombie (ended, not yet reaped); the boot id, "" and -1 when
+ * unknown. */
+int rf_proc_start(uint64_t pid, uint64_t *start);
+int rf_boot_id(char *out, size_t len);
+
 /* How the process stands: its state, and for RF_RUNNING whether it still
  * runs (same boot, pid alive with the same start time). */
 enum rf_liveness { RF_LIVE, RF_GONE, RF_UNKNOWN };
