@@ -56,29 +56,45 @@ void regions_release(struct region_state *rs)
 	memset(rs->cache, 0, sizeof(rs->cache));
 }
 
-/* The values now (times too, where the thread keeps coverage). */
-static inline void read_values(const struct region_state *rs, struct counters *c,
-			       uint64_t *v, struct frame_times *t)
+/* Serialized reads, or the times of multiplexed groups too. */
+static __attribute__((noinline)) void read_values_careful(const struct region_state *rs,
+							  struct counters *c, uint64_t *v,
+							  struct frame_times *t)
 {
-	if (unlikely(rs->serialize))
+	if (rs->serialize)
 		arch_barrier();
 	v[0] = arch_ticks();
-	if (unlikely(rs->coverage))
+	if (rs->coverage)
 		counters_read_times(c, v + 1, t->enabled + 1, t->running + 1);
 	else
 		counters_read(c, v + 1);
-	if (unlikely(rs->serialize))
+	if (rs->serialize)
 		arch_barrier();
+}
+
+/* The values now (times too, where the thread keeps coverage); one
+ * branch on the common path, decided at setup. */
+static inline void read_values(const struct region_state *rs, struct counters *c,
+			       uint64_t *v, struct frame_times *t)
+{
+	if (unlikely(rs->careful)) {
+		read_values_careful(rs, c, v, t);
+		return;
+	}
+	v[0] = arch_ticks();
+	counters_read(c, v + 1);
 }
 
 void regions_serialize(struct region_state *rs, int on)
 {
 	rs->serialize = on;
+	rs->careful = rs->serialize || rs->coverage;
 }
 
 void regions_coverage(struct region_state *rs, int on)
 {
 	rs->coverage = on;
+	rs->careful = rs->serialize || rs->coverage;
 }
 
 /* Coverage: the time each event's group was enabled and counting. */

@@ -59,6 +59,7 @@ struct region_state {
 	int nv;				/* values per site: 1 + open events */
 	int serialize;			/* barriers around the reads */
 	int coverage;			/* events multiplexed: keep enabled/running */
+	int careful;			/* serialize || coverage: not the plain read */
 	int depth;			/* frames above the call site */
 	struct frame *frames;
 	uint32_t nframes, frames_cap;
