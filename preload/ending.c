@@ -95,28 +95,28 @@ EXPORT void _Exit(int status)
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+/* The libc function `name` (with an environment), the file recorded as
+ * exec'd first; back to recording if it returns (it failed). */
+static int exec3(const char *name, const char *file, char *const argv[], char *const envp[])
 {
 	execve_fn real;
 	int rc;
 
-	*(void **)&real = next("execve");
-	end_process(RF_EXECED, path);
-	rc = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
-	resume_process();
-	return rc;
-}
-
-EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-	execve_fn real;
-	int rc;
-
-	*(void **)&real = next("execvpe");
+	*(void **)&real = next(name);
 	end_process(RF_EXECED, file);
 	rc = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
 	resume_process();
 	return rc;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	return exec3("execve", path, argv, envp);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return exec3("execvpe", file, argv, envp);
 }
 
 static int exec2(const char *name, const char *file, char *const argv[])

@@ -1,7 +1,6 @@
 #include "report_snapshot.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "report_util.h"
 
@@ -22,20 +21,13 @@ static void copy_site(unsigned char *dst, const struct rf_record *src)
 	const struct rf_site *s = (const void *)src;
 	struct rf_site *d = (void *)dst;
 	uint64_t calls, children;
-
-	struct timespec ms = { 0, 1000000 };
 	int ok;
 
 	if (src->size < rf_site_size(s->nvalues))
 		return; /* malformed: left as it is for the loader to refuse */
-	/* rf_site_read gives up after a burst of tries; the process runs, so
-	 * its writer may just be off the CPU inside a marker: wait for it a
-	 * while (50 ms at most) before calling the site mid-update. */
+	/* rf_site_read waits out a writer preempted inside a marker (about a
+	 * second at most) before calling the site mid-update */
 	ok = rf_site_read_children(s, &calls, &children, d->v, d->nvalues);
-	for (int i = 0; !ok && i < 50; i++) {
-		nanosleep(&ms, NULL);
-		ok = rf_site_read_children(s, &calls, &children, d->v, d->nvalues);
-	}
 	d->seq = ok ? 0 : 1; /* odd: still mid-update (or its writer died) */
 	d->calls = calls;
 	d->child_calls = children;
