@@ -311,16 +311,23 @@ void counters_read_slow(struct counters *c, uint64_t *vals)
 		counters_read_group(c, vals);
 }
 
+/* A marker's read of every group: after one failure the counters are
+ * broken for good (the exit path may look at that from another thread). */
+static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const uint64_t *buf),
+		       struct totals *t)
+{
+	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) && read_groups(c, fn, t) == 0)
+		return 0;
+	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
 void counters_read_group(struct counters *c, uint64_t *vals)
 {
 	struct totals t = { c, vals, NULL, NULL };
 
-	/* The report may look at broken from another thread. */
-	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) &&
-	    read_groups(c, take_compact, &t) == 0)
-		return;
-	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
-	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
+	if (marker_read(c, take_compact, &t) != 0)
+		memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
 }
 
 void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
@@ -328,10 +335,8 @@ void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 {
 	struct totals t = { c, vals, enabled, running };
 
-	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) &&
-	    read_groups(c, take_timed, &t) == 0)
+	if (marker_read(c, take_timed, &t) == 0)
 		return;
-	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
 	memset(enabled, 0, (size_t)c->nopen * sizeof(*enabled));
 	memset(running, 0, (size_t)c->nopen * sizeof(*running));
