@@ -494,6 +494,7 @@ static void test_setuid_ignores_paths(void)
 	Dl_info libc;
 	char libdir[PATH_MAX], lib[PATH_MAX + 64], prog[PATH_MAX + 32], aimed[] = "/tmp/aimed-XXXXXX";
 	char apps[PATH_MAX], src[PATH_MAX + 32], out[PATH_MAX + 64], err[4096];
+	char progdir[] = "/tmp/setuid-XXXXXX";
 	char *env[] = { "LD_PRELOAD=libpmcshim-setuid-test.so", out, NULL };
 	struct stat st;
 	int rc;
@@ -506,7 +507,9 @@ static void test_setuid_ignores_paths(void)
 	snprintf(lib, sizeof(lib), "%s/libpmcshim-setuid-test.so", libdir);
 	snprintf(apps, sizeof(apps), "%s", runapp_shim());
 	*strrchr(apps, '/') = '\0';
-	snprintf(prog, sizeof(prog), "%s/tmp/ends-setuid", apps);
+	/* a directory nobody can reach, wherever the build tree is */
+	CHECK(mkdtemp(progdir) && chmod(progdir, 0755) == 0, "program dir");
+	snprintf(prog, sizeof(prog), "%s/ends-setuid", progdir);
 	CHECK(mkdtemp(aimed), "aimed dir");
 	chmod(aimed, 0777);
 	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s/x.pmc", aimed);
@@ -519,6 +522,7 @@ static void test_setuid_ignores_paths(void)
 		rc = run_as_nobody(prog, env, err, sizeof(err));
 	unlink(lib);
 	unlink(prog);
+	rmdir(progdir);
 	CHECK(rc == 0, "the program ran (status %d): %s", rc, err);
 	CHECK(count_lines(err, "set-user-ID") == 1, "one line says why: %s", err);
 	snprintf(out, sizeof(out), "%s/x.pmc", aimed);
