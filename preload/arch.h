@@ -59,39 +59,43 @@ static inline void arch_barrier(void)
 
 /* Indices follow the arm64 perf driver: 32 is the cycle counter,
  * 0..30 the event counters. The register must be named at compile time,
- * so each gets a two-instruction reader, and a table picks one: cheaper
- * on the marker's path than a 32-way switch. */
-#define ARCH_PMEV(n) \
-	static inline uint64_t arch_pmev##n(void) \
-	{ uint64_t v; __asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); return v; }
-ARCH_PMEV(0) ARCH_PMEV(1) ARCH_PMEV(2) ARCH_PMEV(3) ARCH_PMEV(4) ARCH_PMEV(5)
-ARCH_PMEV(6) ARCH_PMEV(7) ARCH_PMEV(8) ARCH_PMEV(9) ARCH_PMEV(10) ARCH_PMEV(11)
-ARCH_PMEV(12) ARCH_PMEV(13) ARCH_PMEV(14) ARCH_PMEV(15) ARCH_PMEV(16) ARCH_PMEV(17)
-ARCH_PMEV(18) ARCH_PMEV(19) ARCH_PMEV(20) ARCH_PMEV(21) ARCH_PMEV(22) ARCH_PMEV(23)
-ARCH_PMEV(24) ARCH_PMEV(25) ARCH_PMEV(26) ARCH_PMEV(27) ARCH_PMEV(28) ARCH_PMEV(29)
-ARCH_PMEV(30)
-
-static inline uint64_t arch_pmccntr(void)
-{
-	uint64_t v;
-	__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
-	return v;
-}
-
+ * so the read branches into a table of 32 slots ("mrs; b"): five
+ * instructions and no call, where a table of functions made
+ * the marker a non-leaf (saved registers, a return) and a switch costs
+ * twice as many. Built with branch protection, each slot starts with
+ * "bti j" so the branch stays legal (and slots are 16 bytes). */
+#if defined(__ARM_FEATURE_BTI_DEFAULT)
+#define ARCH_SLOT(reg) "bti j\n\tmrs %0, " reg "\n\tb 2f\n\tnop\n\t"
+#define ARCH_SLOT_SHIFT "4"
+#else
+#define ARCH_SLOT(reg) "mrs %0, " reg "\n\tb 2f\n\t"
+#define ARCH_SLOT_SHIFT "3"
+#endif
+#define ARCH_PMEV(n) ARCH_SLOT("pmevcntr" #n "_el0")
 static inline uint64_t arch_read_pmc(uint32_t idx)
 {
-	static uint64_t (*const readers[32])(void) = {
-		arch_pmev0, arch_pmev1, arch_pmev2, arch_pmev3, arch_pmev4, arch_pmev5,
-		arch_pmev6, arch_pmev7, arch_pmev8, arch_pmev9, arch_pmev10, arch_pmev11,
-		arch_pmev12, arch_pmev13, arch_pmev14, arch_pmev15, arch_pmev16, arch_pmev17,
-		arch_pmev18, arch_pmev19, arch_pmev20, arch_pmev21, arch_pmev22, arch_pmev23,
-		arch_pmev24, arch_pmev25, arch_pmev26, arch_pmev27, arch_pmev28, arch_pmev29,
-		arch_pmev30, arch_pmccntr,
-	};
+	uint64_t v, slot;
 
-	return idx < 32 ? readers[idx]() : 0;
+	__asm__ __volatile__(
+		"adr %1, 1f\n\t"
+		"add %1, %1, %w2, uxtw #" ARCH_SLOT_SHIFT "\n\t"
+		"br %1\n"
+		"1:\n\t"
+		ARCH_PMEV(0) ARCH_PMEV(1) ARCH_PMEV(2) ARCH_PMEV(3) ARCH_PMEV(4)
+		ARCH_PMEV(5) ARCH_PMEV(6) ARCH_PMEV(7) ARCH_PMEV(8) ARCH_PMEV(9)
+		ARCH_PMEV(10) ARCH_PMEV(11) ARCH_PMEV(12) ARCH_PMEV(13) ARCH_PMEV(14)
+		ARCH_PMEV(15) ARCH_PMEV(16) ARCH_PMEV(17) ARCH_PMEV(18) ARCH_PMEV(19)
+		ARCH_PMEV(20) ARCH_PMEV(21) ARCH_PMEV(22) ARCH_PMEV(23) ARCH_PMEV(24)
+		ARCH_PMEV(25) ARCH_PMEV(26) ARCH_PMEV(27) ARCH_PMEV(28) ARCH_PMEV(29)
+		ARCH_PMEV(30) ARCH_SLOT("pmccntr_el0")
+		"2:"
+		: "=&r"(v), "=&r"(slot)
+		: "r"(idx & 31));
+	return v;
 }
 #undef ARCH_PMEV
+#undef ARCH_SLOT
+#undef ARCH_SLOT_SHIFT
 
 #else
 

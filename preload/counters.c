@@ -210,9 +210,13 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	if (c->nopen == 0)
 		c->all_user = 0;
 	c->multiplexed = c->ngroups > 1;
-	for (int k = 0; c->all_user && k < c->nopen; k++) {
-		c->upage[k] = c->page[c->open[k]];
-		c->shift[k] = 64u - (c->upage[k]->pmc_width ? c->upage[k]->pmc_width : 64u);
+	c->nvalues = c->nopen;
+	c->nfast = c->all_user ? c->nopen : 0;
+	c->slow = !c->all_user && c->nopen > 0;
+	for (int k = 0; k < c->nfast; k++) {
+		const struct perf_event_mmap_page *p = c->page[c->open[k]];
+		c->fast[k].page = p;
+		c->fast[k].shift = 64u - (p->pmc_width ? p->pmc_width : 64u);
 	}
 	errno = saved;
 }
@@ -230,9 +234,19 @@ void counters_close(struct counters *c)
 		c->fd[i] = -1;
 		c->group[i] = -1;
 	}
+	c->slow = c->nopen > 0 || c->slow;	/* reads give zeros now */
+	c->nfast = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
 	c->all_user = 0;
+}
+
+void counters_disable(struct counters *c, int nvalues)
+{
+	counters_close(c);
+	c->nvalues = nvalues;
+	c->slow = 1;
+	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 }
 
 /* One PERF_FORMAT_GROUP read with both times: nr, enabled, running, then
@@ -303,6 +317,11 @@ static void take_value(void *arg, int i, const uint64_t *buf)
 void counters_read_slow(struct counters *c, uint64_t *vals)
 {
 	int k = 0;
+
+	if (c->ngroups == 0) {
+		memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
+		return;
+	}
 
 	while (c->all_user && k < c->nopen &&
 	       selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))

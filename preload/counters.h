@@ -42,9 +42,15 @@ struct counters {
 	int slot[EVENTS_MAX];		/* position in its group's read */
 	int open[EVENTS_MAX];		/* event index of the k-th open event */
 	int value[EVENTS_MAX];		/* event i's position among open ones */
-	/* the marker's read, by position among open events */
-	const struct perf_event_mmap_page *upage[EVENTS_MAX];
-	unsigned shift[EVENTS_MAX];	/* 64 - pmc_width */
+	/* The marker's read: nfast pages (every open event, when all are
+	 * user-readable, else none), by position among open events; slow
+	 * when some open event needs read(). */
+	int nfast, slow;
+	int nvalues;			/* values a marker's read fills (nopen at open) */
+	struct fast_read {
+		const struct perf_event_mmap_page *page;
+		unsigned shift;		/* 64 - pmc_width */
+	} fast[EVENTS_MAX];
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -53,6 +59,10 @@ struct counters {
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first);
 void counters_close(struct counters *c);
+/* Close every event and mark the counters broken; markers read nvalues
+ * zeros from then on (a fork child that could not reopen what its sites
+ * expect). */
+void counters_disable(struct counters *c, int nvalues);
 
 /* Slow path of counters_read: one read() per group. */
 void counters_read_group(struct counters *c, uint64_t *vals);
@@ -72,14 +82,25 @@ void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 void counters_read_slow(struct counters *c, uint64_t *vals);
 
 /* Read the open events into vals[0 .. nopen-1], in event order (the
- * hot path keeps no slots for events that did not open). */
+ * hot path keeps no slots for events that did not open), from user
+ * space. Returns 0 when that is not possible now: the caller reads again
+ * with counters_read. */
+static inline int counters_read_fast(const struct counters *c, uint64_t *vals)
+{
+	const struct fast_read *r = c->fast;
+	int n = c->nfast;
+
+	for (int k = 0; k < n; k++)
+		if (__builtin_expect(!selfread_fast(r[k].page, arch_read_pmc, r[k].shift,
+						    &vals[k]), 0))
+			return 0;
+	return !c->slow;
+}
+
+/* The same, falling back to the full protocol and read(). */
 static inline void counters_read(struct counters *c, uint64_t *vals)
 {
-	int ok = c->all_user;
-
-	for (int k = 0; ok && k < c->nopen; k++)
-		ok = selfread_fast(c->upage[k], arch_read_pmc, c->shift[k], &vals[k]);
-	if (__builtin_expect(!ok, 0) && c->nopen)
+	if (__builtin_expect(!counters_read_fast(c, vals), 0))
 		counters_read_slow(c, vals);
 }
 

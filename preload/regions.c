@@ -12,6 +12,7 @@ static __thread int hash_oom;
 
 #include "regions.h"
 
+#include "guard.h"
 #include "log.h"
 #include "mapfile.h"
 #include "names.h"
@@ -56,10 +57,11 @@ void regions_release(struct region_state *rs)
 	memset(rs->cache, 0, sizeof(rs->cache));
 }
 
-/* Serialized reads, or the times of multiplexed groups too. */
-static __attribute__((noinline)) void read_values_careful(const struct region_state *rs,
-							  struct counters *c, uint64_t *v,
-							  struct frame_times *t)
+/* The values now, every way: serialized, with the times of multiplexed
+ * groups (t: NULL when the thread keeps no coverage), or read(). */
+static __attribute__((noinline)) void read_values(const struct region_state *rs,
+						  struct counters *c, uint64_t *v,
+						  struct frame_times *t)
 {
 	if (rs->serialize)
 		arch_barrier();
@@ -72,17 +74,16 @@ static __attribute__((noinline)) void read_values_careful(const struct region_st
 		arch_barrier();
 }
 
-/* The values now (times too, where the thread keeps coverage); one
- * branch on the common path, decided at setup. */
-static inline void read_values(const struct region_state *rs, struct counters *c,
-			       uint64_t *v, struct frame_times *t)
+/* The values now, on the plain path: the tick counter and the user-space
+ * reads. Returns 0 when read_values must run instead (decided at setup,
+ * or the kernel moved a counter meanwhile). */
+static inline int read_values_fast(const struct region_state *rs,
+				   const struct counters *c, uint64_t *v)
 {
-	if (unlikely(rs->careful)) {
-		read_values_careful(rs, c, v, t);
-		return;
-	}
+	if (unlikely(rs->careful))
+		return 0;
 	v[0] = arch_ticks();
-	counters_read(c, v + 1);
+	return counters_read_fast(c, v + 1);
 }
 
 void regions_serialize(struct region_state *rs, int on)
@@ -149,7 +150,8 @@ static struct site *site_new(struct region_state *rs, const uintptr_t *key, size
 	return s;
 }
 
-static struct site *site_slow(struct region_state *rs, const uintptr_t *key, size_t len)
+static __attribute__((noinline)) struct site *site_slow(struct region_state *rs,
+							 const uintptr_t *key, size_t len)
 {
 	struct site *s;
 
@@ -187,18 +189,31 @@ static inline struct site *site_lookup(struct region_state *rs,
 
 /* Depth 0: the key is the region and the return address, known without
  * a walk; a direct-mapped slot on a cheap mix of the two. */
-static inline struct site *site_at_call(struct region_state *rs, uint32_t id,
-					uintptr_t caller)
+static inline struct site **call_slot(struct region_state *rs, uint32_t id,
+				      uintptr_t caller)
 {
-	struct site **slot = &rs->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
-	struct site *s = *slot;
-	uintptr_t key[2] = { id, caller };
+	return &rs->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
+}
 
-	if (likely(s && s->key[1] == caller && s->key[0] == id && s->keylen == sizeof(key)))
+/* NULL when the slot holds another site (see site_at_call). Depth 0
+ * only: then every key is two words long. */
+static inline struct site *site_cached(struct region_state *rs, uint32_t id,
+				       uintptr_t caller)
+{
+	struct site *s = *call_slot(rs, id, caller);
+
+	if (likely(s && s->key[1] == caller && s->key[0] == id))
 		return s;
-	s = site_slow(rs, key, sizeof(key));
-	if (s)
-		*slot = s;
+	return NULL;
+}
+
+static struct site *site_at_call(struct region_state *rs, uint32_t id, uintptr_t caller)
+{
+	uintptr_t key[2] = { id, caller };
+	struct site *s = site_cached(rs, id, caller);
+
+	if (!s && (s = site_slow(rs, key, sizeof(key))))
+		*call_slot(rs, id, caller) = s;
 	return s;
 }
 
@@ -221,11 +236,20 @@ static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item
 	return 0;
 }
 
-/* New frames start zeroed: slots of events this thread lacks read as 0. */
+/* New frames start zeroed: slots of events this thread lacks read as 0.
+ * frames[0] is the thread's root: the parent of outermost regions, so
+ * that closing one charges a parent without a test for one (what the
+ * root gathers is never read). */
 static int grow_frames(struct region_state *rs)
 {
 	return grow_zeroed(&rs->arena, (void **)&rs->frames, &rs->frames_cap,
-			   sizeof(struct frame), rs->nframes, FRAMES_MAX);
+			   sizeof(struct frame), rs->nframes + 1, FRAMES_MAX);
+}
+
+/* The k-th open region, from the outermost (0). */
+static inline struct frame *frame_at(struct region_state *rs, uint32_t k)
+{
+	return &rs->frames[k + 1];
 }
 
 static int grow_active(struct region_state *rs, uint32_t id)
@@ -240,112 +264,206 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
 	regions_record_error(rs, RF_ERR_TOO_DEEP, id, 0, 1);
 }
 
-void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
-		   uintptr_t caller)
+/* Depth > 0: the site of the walked stack (out of line: the key array
+ * would make every marker set up a large stack frame). */
+static __attribute__((noinline)) struct site *site_of_stack(struct region_state *rs,
+							     uint32_t id, uintptr_t caller)
 {
 	uintptr_t key[1 + STACKS_MAX_FRAMES];
-	struct site *s;
-	struct frame *f;
 	int n;
 
-	if (unlikely(rs->overflow || (rs->nframes == rs->frames_cap && grow_frames(rs))) ||
-	    unlikely(id >= rs->active_cap && grow_active(rs, id))) {
+	key[0] = id;
+	key[1] = caller;
+	n = stacks_capture(caller, rs->depth, key + 1);
+	return site_lookup(rs, key, (size_t)n + 1);
+}
+
+/* Room for one more frame and for region id's activation count; 0 when
+ * there is none (the begin is dropped). */
+static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t id)
+{
+	if (rs->overflow || (rs->nframes + 1 >= rs->frames_cap && grow_frames(rs)) ||
+	    (id >= rs->active_cap && grow_active(rs, id))) {
 		begin_dropped(rs, id);
-		return;
+		return 0;
 	}
-	if (rs->depth == 0) {
-		s = site_at_call(rs, id, caller);
-	} else {
-		key[0] = id;
-		key[1] = caller;
-		n = stacks_capture(caller, rs->depth, key + 1);
-		s = site_lookup(rs, key, (size_t)n + 1);
-	}
-	if (unlikely(!s)) {
-		begin_dropped(rs, id);
-		return;
-	}
-	f = &rs->frames[rs->nframes++];
-	f->site = s;
+	return 1;
+}
+
+static inline struct frame *push(struct region_state *rs, struct site *s, uint32_t id)
+{
+	struct frame *f = &rs->frames[++rs->nframes];
+
+	f->site = s->rec;
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
 	f->children = 0;
 	memset(f->child, 0, sizeof(f->child));	/* fixed size: inline stores */
+	return f;
+}
+
+/* The slow paths below run inside the guard and leave it: the warm
+ * paths end in a tail call to them, and so need no stack frame. */
+
+/* A begin off the warm path: growth, a site not in its cache slot, a
+ * stack to walk, or a read other than the plain one. */
+static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct counters *c,
+						 uint32_t id, uintptr_t caller)
+{
+	struct site *s;
+	struct frame *f;
+
+	if (!make_room(rs, id))
+		goto out;
+	s = rs->depth ? site_of_stack(rs, id, caller) : site_at_call(rs, id, caller);
+	if (!s) {
+		begin_dropped(rs, id);
+		goto out;
+	}
+	f = push(rs, s, id);
+	if (!read_values_fast(rs, c, f->start))
+		read_values(rs, c, f->start, &f->times);
+out:
+	guard_leave();
+}
+
+/* The warm begin, when the user-space read could not be used. */
+static __attribute__((noinline)) void begin_read_slow(struct region_state *rs,
+						      struct counters *c, struct frame *f)
+{
 	read_values(rs, c, f->start, &f->times);
+	guard_leave();
+}
+
+__attribute__((noinline)) void regions_drop_busy(struct region_state *rs)
+{
+	__atomic_add_fetch(&rs->reentrant, 1, __ATOMIC_RELAXED);
+	mapfile_drop(RF_DROP_BUSY);
+}
+
+void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
+		   uintptr_t caller)
+{
+	struct site *s;
+	struct frame *f;
+
+	if (unlikely(!guard_enter())) {
+		regions_drop_busy(rs);
+		return;
+	}
+	if (unlikely(rs->depth || rs->overflow || rs->nframes + 1 >= rs->frames_cap ||
+		     id >= rs->active_cap || !(s = site_cached(rs, id, caller)))) {
+		begin_slow(rs, c, id, caller);
+		return;
+	}
+	f = push(rs, s, id);
+	if (unlikely(!read_values_fast(rs, c, f->start))) {
+		begin_read_slow(rs, c, f);
+		return;
+	}
+	guard_leave();
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent. */
-static void close_top(struct region_state *rs, const uint64_t *now,
-		      const struct frame_times *times)
+static inline __attribute__((always_inline)) void close_top(struct region_state *rs,
+							    const uint64_t *now,
+							    const struct frame_times *times)
 {
-	struct frame *f = &rs->frames[--rs->nframes];
-	struct frame *parent = rs->nframes ? f - 1 : NULL;
-	struct rf_site *s = f->site->rec;
+	struct frame *f = &rs->frames[rs->nframes--];
+	struct frame *parent = f - 1;	/* the root, for an outermost region */
+	struct rf_site *s = f->site;
+	int nv = rs->nv, outer = (int)f->outer;
+	uint32_t seq = rf_site_write_begin(s);
 
-	rf_site_write_begin(s);
 	add(&s->calls, 1);
 	add(&s->child_calls, f->children);
-	if (parent)
-		parent->children++;
-	for (int i = 0; i < rs->nv; i++) {
+	parent->children++;
+	for (int i = 0; i < nv; i++) {
 		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
-		if (f->outer)
+		if (outer)
 			add(&v->incl, d);
 		add(&v->excl, d - f->child[i]);
 		if (d < load(&v->min))
 			store(&v->min, d);
 		if (d > load(&v->max))
 			store(&v->max, d);
-		if (parent)
-			parent->child[i] += d;
+		parent->child[i] += d;
 	}
-	if (unlikely(rs->coverage))
+	if (times)
 		charge_times(rs, s, f, times);
-	rf_site_write_end(s);
+	rf_site_write_end(s, seq);
 	rs->active[f->region]--;
 }
 
 /* Drop the top frame unmeasured. */
 static void drop_top(struct region_state *rs)
 {
-	struct frame *f = &rs->frames[--rs->nframes];
+	struct frame *f = &rs->frames[rs->nframes--];
 
 	rs->active[f->region]--;
 }
 
-static void end_unbalanced(struct region_state *rs, uint32_t id, const uint64_t *now,
-			   const struct frame_times *times)
+static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, uint32_t id,
+						     const uint64_t *now,
+						     const struct frame_times *times)
 {
 	uint32_t k = rs->nframes;
 
-	while (k > 0 && rs->frames[k - 1].region != id)
+	while (k > 0 && frame_at(rs, k - 1)->region != id)
 		k--;
 	if (k == 0) {
 		regions_record_error(rs, RF_ERR_END_UNOPENED, id, 0, 1);
 		return;
 	}
 	regions_record_error(rs, RF_ERR_END_MISMATCH, id,
-			     rs->frames[rs->nframes - 1].region, 1);
+			     frame_at(rs, rs->nframes - 1)->region, 1);
 	while (rs->nframes > k)
 		drop_top(rs);
 	close_top(rs, now, times);
 }
 
-void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
+/* An end off the warm path: a read other than the plain one, a begin
+ * that was dropped, or unbalanced markers (inside the guard). */
+static void end_measured(struct region_state *rs, struct counters *c, uint32_t id)
 {
 	uint64_t now[VALUES_MAX];	/* read_values fills the first nv */
 	struct frame_times times;	/* and these with coverage */
+	struct frame_times *t = rs->coverage ? &times : NULL;
 
 	read_values(rs, c, now, &times);
-	if (unlikely(rs->overflow)) {
+	if (rs->overflow) {
 		rs->overflow--;
 		return;
 	}
-	if (likely(rs->nframes && rs->frames[rs->nframes - 1].region == id))
-		close_top(rs, now, &times);
+	if (rs->nframes && rs->frames[rs->nframes].region == id)
+		close_top(rs, now, t);
 	else
-		end_unbalanced(rs, id, now, &times);
+		end_unbalanced(rs, id, now, t);
+}
+
+static __attribute__((noinline)) void end_slow(struct region_state *rs, struct counters *c,
+					       uint32_t id)
+{
+	end_measured(rs, c, id);
+	guard_leave();
+}
+
+void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
+{
+	uint64_t now[VALUES_MAX];
+
+	if (unlikely(!guard_enter())) {
+		regions_drop_busy(rs);
+		return;
+	}
+	if (unlikely(!read_values_fast(rs, c, now) || rs->overflow || !rs->nframes ||
+		     rs->frames[rs->nframes].region != id)) {
+		end_slow(rs, c, id);
+		return;
+	}
+	close_top(rs, now, NULL);
+	guard_leave();
 }
 
 uint32_t regions_name_id(struct region_state *rs, const char *name)
@@ -363,9 +481,13 @@ uint32_t regions_name_id(struct region_state *rs, const char *name)
 
 void regions_finish(struct region_state *rs)
 {
+	uint64_t dropped = __atomic_exchange_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
+
+	if (dropped)
+		regions_record_error(rs, RF_ERR_REENTRANT, 0, 0, dropped);
 	while (rs->nframes > 0) {
 		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT,
-				     rs->frames[rs->nframes - 1].region, 0, 1);
+				     frame_at(rs, rs->nframes - 1)->region, 0, 1);
 		drop_top(rs);
 	}
 }
@@ -388,10 +510,12 @@ void regions_reset_record(struct rf_record *r, uint32_t thread)
 
 void regions_after_fork(struct region_state *rs, struct counters *c)
 {
+	__atomic_store_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < rs->nframes; k++) {
-		memset(rs->frames[k].start, 0, sizeof(rs->frames[k].start));
-		memset(rs->frames[k].child, 0, sizeof(rs->frames[k].child));
-		memset(&rs->frames[k].times, 0, sizeof(rs->frames[k].times));
-		read_values(rs, c, rs->frames[k].start, &rs->frames[k].times);
+		struct frame *f = frame_at(rs, k);
+		memset(f->start, 0, sizeof(f->start));
+		memset(f->child, 0, sizeof(f->child));
+		memset(&f->times, 0, sizeof(f->times));
+		read_values(rs, c, f->start, &f->times);
 	}
 }

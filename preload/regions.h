@@ -32,7 +32,7 @@ struct frame_times {
 };
 
 struct frame {
-	struct site *site;
+	struct rf_site *site;		/* the accumulator, in the report file */
 	uint32_t region;
 	uint32_t outer;			/* outermost open activation of region */
 	uint64_t children;		/* pairs closed directly inside */
@@ -61,9 +61,10 @@ struct region_state {
 	int coverage;			/* events multiplexed: keep enabled/running */
 	int careful;			/* serialize || coverage: not the plain read */
 	int depth;			/* frames above the call site */
-	struct frame *frames;
+	struct frame *frames;		/* [0] the root, [1..nframes] open */
 	uint32_t nframes, frames_cap;
 	uint32_t overflow;		/* begins dropped for depth */
+	uint64_t reentrant;		/* markers dropped while busy (atomic) */
 	uint32_t *active;		/* open activations per region id */
 	uint32_t active_cap;
 	struct site *cache[SITE_CACHE];
@@ -80,13 +81,20 @@ void regions_serialize(struct region_state *rs, int on);
 /* Multiplexed events: keep, per value, the time its counter was enabled
  * and running during the calls (one read() per group per marker). */
 void regions_coverage(struct region_state *rs, int on);
+/* The markers. They take the thread's guard (guard.h) themselves: one
+ * that finds it held (a signal handler interrupted the shim on this
+ * thread) is dropped and counted. */
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
+/* Count a marker dropped because a signal handler (or malloc)
+ * interrupted the shim on this thread. */
+void regions_drop_busy(struct region_state *rs);
 /* The id of a name, through a per-thread cache keyed by the pointer. */
 uint32_t regions_name_id(struct region_state *rs, const char *name);
 
-/* Thread end: regions still open become errors. */
+/* Thread end: regions still open become errors, and so do the markers
+ * dropped while the shim was busy. */
 void regions_finish(struct region_state *rs);
 /* Free the thread's index memory (its sites stay in the file). */
 void regions_release(struct region_state *rs);

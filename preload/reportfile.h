@@ -256,15 +256,19 @@ static inline size_t rf_site_size(uint32_t nvalues)
 
 /* --- writing a site (the owning thread) ------------------------------ */
 
-static inline void rf_site_write_begin(struct rf_site *s)
+static inline uint32_t rf_site_write_begin(struct rf_site *s)
 {
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	uint32_t seq = s->seq + 1;
+
+	__atomic_store_n(&s->seq, seq, __ATOMIC_RELAXED);
 	rf_fence(__ATOMIC_RELEASE);
+	return seq;
 }
 
-static inline void rf_site_write_end(struct rf_site *s)
+/* seq: what rf_site_write_begin returned. */
+static inline void rf_site_write_end(struct rf_site *s, uint32_t seq)
 {
-	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
 }
 
 /* --- reading (tools/, the shim's tests) ------------------------------ */

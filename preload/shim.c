@@ -48,38 +48,60 @@ static __attribute__((noinline)) int not_active(void)
 	return 1;
 }
 
-static __attribute__((noinline)) void busy_drop(void)
+/* A thread's first marker, when it was not seen starting. */
+static __attribute__((noinline)) struct thread_state *setup_thread(void)
 {
-	struct thread_state *t = threads_tls;
+	struct thread_state *t = NULL;
 
-	/* a signal handler (or malloc) interrupted the shim on this thread */
-	if (t)
-		__atomic_add_fetch(&t->reentrant, 1, __ATOMIC_RELAXED);
-	mapfile_drop(RF_DROP_BUSY);
-}
-
-static inline __attribute__((always_inline)) struct thread_state *enter(uint32_t id)
-{
-	struct thread_state *t;
-
-	if (unlikely(!__atomic_load_n(&active, __ATOMIC_RELAXED)) && not_active())
-		return NULL;
-	if (unlikely(!guard_enter())) {
-		busy_drop();
-		return NULL;
-	}
-	t = threads_tls;
-	if ((unlikely(!t) && !(t = threads_setup_lazy())) || unlikely(id == 0)) {
+	if (guard_enter()) {
+		t = threads_setup_lazy();
 		guard_leave();
-		return NULL;
+	} else {
+		mapfile_drop(RF_DROP_BUSY);	/* a signal handler interrupted the setup */
 	}
 	return t;
 }
 
-static inline void leave(struct thread_state *t)
+/* The calling thread's state, or NULL when the marker is not recorded.
+ * The markers themselves take the guard (regions.h). */
+static struct thread_state *enter(uint32_t id)
 {
-	(void)t;
-	guard_leave();
+	struct thread_state *t;
+
+	if (!__atomic_load_n(&active, __ATOMIC_RELAXED) && not_active())
+		return NULL;
+	t = threads_tls;
+	if ((!t && !(t = setup_thread())) || id == 0)
+		return NULL;
+	return t;
+}
+
+/* The warm path: recording, the thread set up, a region id. */
+static inline struct thread_state *warm(uint32_t id)
+{
+	struct thread_state *t = threads_tls;
+
+	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && id))
+		return t;
+	return NULL;
+}
+
+/* Any marker by id off the warm path (tail-called, so the warm markers
+ * need no stack frame). */
+static __attribute__((noinline)) void begin_cold(uint32_t id, uintptr_t caller)
+{
+	struct thread_state *t = enter(id);
+
+	if (t)
+		regions_begin(&t->rs, &t->ctr, id, caller);
+}
+
+static __attribute__((noinline)) void end_cold(uint32_t id)
+{
+	struct thread_state *t = enter(id);
+
+	if (t)
+		regions_end(&t->rs, &t->ctr, id);
 }
 
 EXPORT unsigned pmcshim_region(const char *name)
@@ -97,23 +119,23 @@ EXPORT unsigned pmcshim_region(const char *name)
 
 EXPORT void pmcshim_begin_id(unsigned id)
 {
-	struct thread_state *t = enter(id);
+	struct thread_state *t = warm(id);
+	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
 
-	if (t) {
-		regions_begin(&t->rs, &t->ctr, id,
-			      (uintptr_t)__builtin_return_address(0));
-		leave(t);
-	}
+	if (t)
+		regions_begin(&t->rs, &t->ctr, id, caller);
+	else
+		begin_cold(id, caller);
 }
 
 EXPORT void pmcshim_end_id(unsigned id)
 {
-	struct thread_state *t = enter(id);
+	struct thread_state *t = warm(id);
 
-	if (t) {
+	if (t)
 		regions_end(&t->rs, &t->ctr, id);
-		leave(t);
-	}
+	else
+		end_cold(id);
 }
 
 /* Name lookup happens inside the guard: it may take a lock. */
@@ -121,11 +143,15 @@ static struct thread_state *enter_name(const char *name, uint32_t *id)
 {
 	struct thread_state *t = enter(UINT32_MAX);
 
-	if (t && (*id = regions_name_id(&t->rs, name)) == 0) {
-		leave(t);
-		t = NULL;
+	if (!t)
+		return NULL;
+	if (!guard_enter()) {
+		regions_drop_busy(&t->rs);
+		return NULL;
 	}
-	return t;
+	*id = regions_name_id(&t->rs, name);
+	guard_leave();
+	return *id ? t : NULL;
 }
 
 EXPORT void pmcshim_begin(const char *name)
@@ -133,11 +159,8 @@ EXPORT void pmcshim_begin(const char *name)
 	uint32_t id;
 	struct thread_state *t = enter_name(name, &id);
 
-	if (t) {
-		regions_begin(&t->rs, &t->ctr, id,
-			      (uintptr_t)__builtin_return_address(0));
-		leave(t);
-	}
+	if (t)
+		regions_begin(&t->rs, &t->ctr, id, (uintptr_t)__builtin_return_address(0));
 }
 
 EXPORT void pmcshim_end(const char *name)
@@ -145,10 +168,8 @@ EXPORT void pmcshim_end(const char *name)
 	uint32_t id;
 	struct thread_state *t = enter_name(name, &id);
 
-	if (t) {
+	if (t)
 		regions_end(&t->rs, &t->ctr, id);
-		leave(t);
-	}
 }
 
 static const struct pmcshim_api api = {

@@ -25,7 +25,7 @@ static int oom;			/* uthash could not add (out of memory) */
 #define HASH_OOM oom
 #include "arena_hash.h"
 
-#define SKIP_MAX 6	/* shim frames above the caller, at most */
+#define SKIP_MAX 10	/* shim frames above the caller, at most */
 
 typedef int (*backtrace_fn)(void **buf, int size);
 

@@ -25,7 +25,6 @@
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
 
 __thread struct thread_state *threads_tls;
-__thread int guard_depth;
 static __thread int tls_phase;
 
 static const struct config *config;
@@ -214,16 +213,6 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	__atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
 }
 
-/* Open regions become errors; markers dropped while busy are counted. */
-static void close_regions(struct thread_state *t)
-{
-	uint64_t dropped = __atomic_exchange_n(&t->reentrant, 0, __ATOMIC_RELAXED);
-
-	regions_finish(&t->rs);
-	if (dropped)
-		regions_record_error(&t->rs, RF_ERR_REENTRANT, 0, 0, dropped);
-}
-
 static void finish(struct thread_state *t)
 {
 	int saved = errno;
@@ -233,7 +222,7 @@ static void finish(struct thread_state *t)
 	threads_tls = NULL;
 	tls_phase = TLS_DONE;
 	if (entered)
-		close_regions(t);
+		regions_finish(&t->rs);
 	unregister_thread(t);
 	store_totals(t, 1, RF_T_EXITED);
 	counters_close(&t->ctr);
@@ -268,7 +257,7 @@ void threads_end_process(int close_open)
 	/* Busy: the process ends from a signal handler that interrupted the
 	 * shim on this thread; its regions are mid-update, leave them. */
 	if (self && close_open && guard_enter()) {
-		close_regions(self);
+		regions_finish(&self->rs);
 		guard_leave();
 	}
 	if (self)
@@ -386,11 +375,10 @@ int threads_after_fork_child(void)
 	counters_open(&t->ctr, &config->events, status, 0);
 	/* Sites keep one value per event open before the fork. */
 	if (t->ctr.nopen != before)
-		counters_close(&t->ctr), t->ctr.broken = 1;
+		counters_disable(&t->ctr, before);
 	t->tid = gettid();
 	t->start_cpu = clock_thread_cpu_ns();
 	reset_own_record(t);
-	__atomic_store_n(&t->reentrant, 0, __ATOMIC_RELAXED);
 	regions_after_fork(&t->rs, &t->ctr);
 	t->next = NULL;
 	registry = t;

@@ -18,7 +18,6 @@ struct thread_state {
 	struct thread_state *next;	/* registry of unfinished threads */
 	struct arena own;		/* the memory of this struct */
 	pid_t tid;
-	uint64_t reentrant;		/* markers dropped while busy (atomic) */
 	uint64_t start_cpu;
 	struct rf_thread *rec;		/* in the report file */
 	struct counters ctr;

@@ -179,7 +179,9 @@ static void test_counter_read_falls_back(void)
 	CHECK(st[0].source == SOURCE_READ, "task-clock must be a read() event");
 	setup(0, 123, 48, 0);			/* refuses: index 0 */
 	c.page[0] = c.page[1] = &page;
-	c.upage[0] = c.upage[1] = &page;
+	c.fast[0].page = c.fast[1].page = &page;
+	c.nfast = 2;
+	c.slow = 0;
 	c.all_user = 1;
 	counters_read(&c, v);
 	for (volatile int i = 0; i < 3000000; i++)
@@ -189,7 +191,7 @@ static void test_counter_read_falls_back(void)
 	      (unsigned long long)w[0]);
 	CHECK(!c.broken, "group read failed");
 	c.page[0] = c.page[1] = NULL;
-	c.upage[0] = c.upage[1] = NULL;
+	c.fast[0].page = c.fast[1].page = NULL;
 	counters_close(&c);
 	CHECK(c.nopen == 0 && c.fd[0] == -1, "closed");
 }

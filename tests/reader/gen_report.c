@@ -532,6 +532,7 @@ static void append(const char *path)
 	struct rf_name *n;
 	struct rf_site *s;
 	uint64_t tail;
+	uint32_t seq;
 
 	if (L.fd < 0 || fstat(L.fd, &st) != 0)
 		die("cannot open ", path);
@@ -545,12 +546,12 @@ static void append(const char *path)
 	h = (void *)L.map;
 	live_scan(&L);
 	/* the first site: ten more calls, 2000 ticks, 1000 of every event */
-	rf_site_write_begin(L.first);
+	seq = rf_site_write_begin(L.first);
 	L.first->calls += 10;
 	L.first->v[0].incl += 2000;
 	for (uint32_t i = 1; i < L.first->nvalues; i++)
 		L.first->v[i].incl += 1000, L.first->v[i].excl += 1000;
-	rf_site_write_end(L.first);
+	rf_site_write_end(L.first, seq);
 	n = live_add(&L, &tail, rf_align(offsetof(struct rf_name, text) + 5), RF_NAME);
 	n->id = L.max_name + 1, n->len = 4;
 	memcpy(n->text, "late", 5);

@@ -65,11 +65,11 @@ static uint64_t setup(void)
 
 static void bump(struct rf_site *s)
 {
-	rf_site_write_begin(s);
+	uint32_t seq = rf_site_write_begin(s);
 	s->calls++;
 	s->v[0].incl += 2;
 	s->v[1].incl += 3;
-	rf_site_write_end(s);
+	rf_site_write_end(s, seq);
 }
 
 /* Updates the first site; every so often appends another and updates it. */
