@@ -154,6 +154,56 @@ static void test_calibrated_exact(void)
 	CHECK(n0 >= 0 && n0 < 16 && n1 - n0 == 2000000, "n0 %lld n1m %lld", n0, n1);
 }
 
+/* The cheapest calibrated (or, raw, measured) exclusive instructions of
+ * the regions named PREFIX-0 .. PREFIX-4 (one call each), or -1. */
+static long long cheapest_excl(json_t *thread, const char *prefix)
+{
+	long long best = -1;
+	size_t i, plen = strlen(prefix);
+	json_t *row;
+
+	json_array_foreach(json_object_get(thread, "regions"), i, row) {
+		const char *name = json_string_value(json_object_get(row, "region"));
+		json_t *ev = json_array_get(json_object_get(row, "events"), INS);
+		if (!name || strncmp(name, prefix, plen) != 0 || name[plen] != '-' ||
+		    !json_is_object(ev))
+			continue;
+		long long v = json_integer_value(json_object_get(ev, "excl"));
+		if (best < 0 || v < best)
+			best = v;
+	}
+	return best;
+}
+
+/* A parent around 1000 and 2000 empty children (guest/hw.c kids): after
+ * calibration, each more child leaves in the parent only the loop's own
+ * instructions between children (the countdown and the moves around it),
+ * where the measured values keep every child's markers. */
+static void test_children_calibrated(void)
+{
+	char path[4096];
+	long long cal[2], raw[2];
+	json_t *rep, *t;
+
+	CHECK(find_file("kids", path, sizeof(path)) == 0, "no kids file");
+	for (int pass = 0; pass < 2; pass++) {
+		rep = runapp_load_json_opts(path, pass ? "--raw" : "");
+		CHECK(rep, "kids report");
+		t = rep_main_thread(rep);
+		(pass ? raw : cal)[0] = cheapest_excl(t, "kids1000");
+		(pass ? raw : cal)[1] = cheapest_excl(t, "kids2000");
+		json_decref(rep);
+	}
+	CHECK(cal[0] >= 0 && cal[1] >= 0 && raw[0] >= 0 && raw[1] >= 0, "kids regions");
+	printf("    1000 more empty children add to the parent's exclusive count %lld "
+	       "instructions calibrated (%.1f per child), %lld measured (%.1f per child)\n",
+	       cal[1] - cal[0], (cal[1] - cal[0]) / 1000.0, raw[1] - raw[0],
+	       (raw[1] - raw[0]) / 1000.0);
+	CHECK(cal[1] - cal[0] >= 0 && cal[1] - cal[0] <= 8000,
+	      "calibrated: %lld per 1000 children, want the loop's own few", cal[1] - cal[0]);
+	CHECK(raw[1] - raw[0] >= 100000, "measured: %lld per 1000 children", raw[1] - raw[0]);
+}
+
 /* PMCSHIM_SERIALIZE=1 (an isb around each marker's reads) moves no
  * exact count: the loop is still exactly 2n. */
 static void test_serialized_exact(void)
@@ -602,6 +652,7 @@ int main(int argc, char **argv)
 		RUN(test_marker_cost);
 		RUN(test_pair_cost);
 		RUN(test_calibrated_exact);
+		RUN(test_children_calibrated);
 		RUN(test_fp_stack_is_libunwinds);
 		RUN(test_signal_handler_stack);
 	}
