@@ -135,6 +135,55 @@ expect sample-instructions-incl "$(field "$tmp/s.csv" solve instructions_incl)" 
 expect sample-instructions-min "$(field "$tmp/s.csv" solve instructions_min)" 2
 expect sample-unavailable-is-empty "$(field "$tmp/s.csv" solve task-clock_incl)" ""
 
+# ---- per-region coverage ----------------------------------------------------
+# The calibrated rows, each region counted its own part of its time
+# (instructions / cycles): solve 100 / 100, io 80 / 40, setup 50 / 50,
+# parse 25 / 100, render 0 / 0 (gen_report --region-coverage).
+gen coverage.pmc --calibrated --region-coverage
+gen calibrated-only.pmc --calibrated
+C=coverage.pmc
+golden table-coverage "$C"
+golden table-coverage-raw --raw "$C"
+golden table-coverage-stacks --stacks --top 2 "$C"
+golden table-coverage-threads --threads --raw "$C"
+golden csv-coverage --format csv "$C"
+golden json-table-coverage --format json-table "$C"
+golden json-coverage --format json "$C"
+golden diff-coverage diff calibrated-only.pmc "$C"
+
+# By hand: setup is rows 8-10 and 28-30 (11 and 31: the thread without
+# instructions), counted half the time; each row's estimate is its measured
+# 200 (j + 1) scaled to 400 (j + 1), less 2 per call (10 + j calls): 400 x
+# 120 - 2 x 174. (Calibrating first would give 2 x (24000 - 348) = 47304.)
+(cd "$IN" && "$R" --format csv "$C") >"$tmp/c.csv"
+(cd "$IN" && "$R" --format csv --raw "$C") >"$tmp/c-raw.csv"
+(cd "$IN" && "$R" --format csv calibrated-only.pmc) >"$tmp/k.csv"
+expect coverage-scale-then-calibrate "$(field "$tmp/c.csv" setup instructions_incl)" 47652
+expect coverage-raw-is-measured "$(field "$tmp/c-raw.csv" setup instructions_incl)" 24000
+expect coverage-least-event "$(field "$tmp/c.csv" io coverage)" 0.4000
+expect coverage-never-counted "$(field "$tmp/c.csv" render instructions_incl),$(field "$tmp/c.csv" render coverage)" ",0.0000"
+expect coverage-full-unchanged "$(field "$tmp/c.csv" solve instructions_incl) $(field "$tmp/c.csv" solve cycles_max)" \
+	"$(field "$tmp/k.csv" solve instructions_incl) $(field "$tmp/k.csv" solve cycles_max)"
+expect coverage-none-no-column "$(head -1 "$tmp/k.csv" | grep -c coverage)" 0
+# the table: render never counted (n/a*, 0.0%), lowest coverage first
+(cd "$IN" && "$R" "$C") >"$tmp/c.table"
+# (columns: region share calls coverage, then two fields a number: wall
+# incl and excl, instructions incl ...)
+expect coverage-never-cell "$(awk '$1 == "render" { print $4, $9, $10 }' "$tmp/c.table")" "0.0% n/a* n/a*"
+expect coverage-estimate-marked "$(awk '$1 == "setup" { print $4, $9 $10 }' "$tmp/c.table")" "50.0% 47.7k*+"
+expect coverage-full-unmarked "$(awk '$1 == "solve" { print $4, $9 $10 }' "$tmp/c.table")" "100% 14.1k+"
+if command -v jq >/dev/null 2>&1; then
+	# One definition: the export's per-row scaled_incl adds up to the
+	# table's estimate, region by region.
+	(cd "$IN" && "$R" --format json "$C") >"$tmp/c.json"
+	for region in io setup parse; do
+		expect "coverage-export-matches: $region" \
+			"$(jq --arg r "$region" '[.threads[].regions[] | select(.region == $r) | .events[1].scaled_incl] | add' "$tmp/c.json")" \
+			"$(field "$tmp/c.csv" "$region" cycles_incl)"
+	done
+	expect coverage-export-never "$(jq -c '[.threads[0].regions[] | select(.region == "render") | .events[0] | has("scaled_incl")] | unique' "$tmp/c.json")" '[false]'
+fi
+
 # ---- process states and damaged files ---------------------------------------
 gen running.pmc --state running
 gen exec.pmc --state exec
