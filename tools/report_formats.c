@@ -471,7 +471,7 @@ static void json_process(FILE *out, struct model *m, const struct gtable *t)
 }
 
 static const char *const sort_names[] = { "incl", "excl", "mean", "min", "max", "calls",
-					  "share", "ipc", "wall", "name" };
+					  "share", "ipc", "wall", "name", "coverage" };
 
 void render_json_table(FILE *out, struct model *m)
 {

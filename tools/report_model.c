@@ -504,6 +504,14 @@ bool group_multiplexed(const struct model *m, const struct group *g)
 	return false;
 }
 
+/* --min-coverage leaves the group out (one with no coverage stays). */
+static bool below_min_coverage(const struct model *m, const struct group *g)
+{
+	double c;
+
+	return m->o->has_min_coverage && group_coverage(m, g, &c) && c < m->o->min_coverage;
+}
+
 /* ---- tables ------------------------------------------------------------- */
 
 static struct group *group_get(struct model *m, struct group **hash, uint32_t region,
@@ -558,6 +566,9 @@ static void set_sort_key(const struct model *m, struct group *g)
 	case S_IPC: ok = group_ipc(m, g, &v); break;
 	case S_WALL: v = (double)g->s[0].incl, ok = true; break;
 	case S_NAME: ok = true; break;
+	case S_COVERAGE: /* the least first: where to look for numbers to doubt */
+		ok = group_coverage(m, g, &v), v = -v;
+		break;
 	}
 	g->sort_key = v, g->sort_na = !ok;
 }
@@ -689,6 +700,10 @@ static void build_scope(struct model *m, enum scope sc)
 	for (g = regs; g; g = g->hh.next) {
 		struct gtable *t = &m->tables[first + g->key.scope];
 
+		if (below_min_coverage(m, g)) {
+			t->nlow++;
+			continue;
+		}
 		set_sort_key(m, g);
 		t->g[t->n++] = g;
 	}

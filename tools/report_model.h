@@ -16,7 +16,7 @@
 #include "report_load.h"
 
 enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
-		  S_NAME };
+		  S_NAME, S_COVERAGE };
 enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
 
 /* What the user asked for on the command line. */
@@ -29,6 +29,8 @@ struct opts {
 	bool has_re;
 	regex_t re;			/* --region */
 	const char *event;		/* --event, NULL: the default weight */
+	bool has_min_coverage;
+	double min_coverage;		/* --min-coverage, as a fraction */
 	enum out_format format;
 	double watch;			/* --watch interval in seconds, 0: no */
 };
@@ -71,6 +73,7 @@ struct gtable {
 	uint32_t id;			/* file (SC_PROCESS) or thread (SC_THREAD) */
 	size_t n;
 	struct group **g;		/* sorted, filtered, cut to --top */
+	size_t nlow;			/* regions --min-coverage left out */
 };
 
 struct mthread {

@@ -359,9 +359,9 @@ static void print_events(FILE *out, const struct report *r, const char *label)
 static void print_legend(FILE *out, const struct model *m)
 {
 	static const char *const field[] = { "incl", "excl", "mean", "min", "max", "", "excl",
-					     "", "", "" };
+					     "", "", "", "" };
 	static const char *const other[] = { "", "", "", "", "", "calls", "", "IPC",
-					     "wall incl", "name" };
+					     "wall incl", "name", "coverage, lowest first" };
 	const char *w = model_weight_name(m);
 	enum sort_field s = m->o->sort;
 
@@ -528,6 +528,14 @@ static void note_multiplexed(FILE *out, const struct model *m, const struct mark
 			"nothing to scale%s\n", mk->est ? "" : "; --raw shows the measured 0");
 }
 
+/* How many regions --min-coverage left out. */
+static void note_low(FILE *out, const struct model *m, const struct gtable *gt)
+{
+	if (gt->nlow)
+		fprintf(out, "%zu region%s below %g%% coverage hidden (--min-coverage)\n", gt->nlow,
+			gt->nlow == 1 ? "" : "s", 100 * m->o->min_coverage);
+}
+
 static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 {
 	const char *wn = model_weight_name(m);
@@ -570,7 +578,10 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 
 	print_title(out, m, gt);
 	if (!gt->n) {
-		fprintf(out, "(no regions%s)\n", m->o->has_re ? " match --region" : "");
+		fprintf(out, "(no regions%s%s)\n", m->o->has_re ? " match --region" : "",
+			gt->nlow ? (m->o->has_re ? " and --min-coverage" : " at --min-coverage") :
+			"");
+		note_low(out, m, gt);
 		return;
 	}
 	choose_cols(&cols, m, gt);
@@ -585,6 +596,7 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 	if (mk.partial)
 		fprintf(out, "+ partial: some threads could not count this event; "
 			"the sum covers only those that did\n");
+	note_low(out, m, gt);
 	if (m->o->stacks)
 		print_stacks(out, m, gt);
 }

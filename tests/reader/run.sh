@@ -72,6 +72,12 @@ field() {
 		$1 == key && c { print $c; exit }' "$1"
 }
 
+# regions_of TABLE: the region column of the first region table, in order
+# (its rows are those whose third field, calls, is a number).
+regions_of() {
+	awk '/^region / { on = 1; next } on && $3 !~ /^[0-9,]+$/ { exit } on { printf "%s ", $1 }' "$1"
+}
+
 # expect NAME ACTUAL WANTED
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
@@ -146,6 +152,8 @@ golden table-coverage "$C"
 golden table-coverage-raw --raw "$C"
 golden table-coverage-stacks --stacks --top 2 "$C"
 golden table-coverage-threads --threads --raw "$C"
+golden table-coverage-sort --sort coverage --top 3 "$C"
+golden table-coverage-min --min-coverage 50 --threads "$C"
 golden csv-coverage --format csv "$C"
 golden json-table-coverage --format json-table "$C"
 golden json-coverage --format json "$C"
@@ -172,6 +180,14 @@ expect coverage-none-no-column "$(head -1 "$tmp/k.csv" | grep -c coverage)" 0
 expect coverage-never-cell "$(awk '$1 == "render" { print $4, $9, $10 }' "$tmp/c.table")" "0.0% n/a* n/a*"
 expect coverage-estimate-marked "$(awk '$1 == "setup" { print $4, $9 $10 }' "$tmp/c.table")" "50.0% 47.7k*+"
 expect coverage-full-unmarked "$(awk '$1 == "solve" { print $4, $9 $10 }' "$tmp/c.table")" "100% 14.1k+"
+(cd "$IN" && "$R" --sort coverage "$C") >"$tmp/c.sorted"
+expect coverage-sort-lowest-first "$(regions_of "$tmp/c.sorted")" \
+	"render parse io setup solve "
+(cd "$IN" && "$R" --min-coverage 50 "$C") >"$tmp/c.min"
+expect coverage-min-hides "$(regions_of "$tmp/c.min")" \
+	"setup solve "
+expect coverage-min-footer "$(grep -c '^3 regions below 50% coverage hidden (--min-coverage)$' "$tmp/c.min")" 1
+expect coverage-min-100 "$(cd "$IN" && "$R" --min-coverage 100% --format csv "$C" | cut -d, -f1 | tr '\n' ' ')" "region solve "
 if command -v jq >/dev/null 2>&1; then
 	# One definition: the export's per-row scaled_incl adds up to the
 	# table's estimate, region by region.
@@ -370,6 +386,10 @@ usage unknown-format --format xml "$S"
 usage diff-one-file diff "$D0"
 usage diff-folded diff --format folded "$D0" "$D1"
 usage diff-threads diff --threads "$D0" "$D1"
+usage min-coverage-range --min-coverage 101 "$S"
+usage min-coverage-not-number --min-coverage 5x "$S"
+usage diff-min-coverage diff --min-coverage 50 "$D0" "$D1"
+usage diff-sort-coverage diff --sort coverage "$D0" "$D1"
 usage watch-interval --watch=0 "$S"
 usage watch-two-files --watch "$S" "$S"
 if "$R" --help | grep -q "^usage: "; then ok help; else fail help; fi
