@@ -525,7 +525,7 @@ static void note_multiplexed(FILE *out, const struct model *m, const struct mark
 			calibrated(m) ? ", then calibrated" : "");
 	if (mk->never)
 		fprintf(out, "n/a*: never on a counter during the region's calls (coverage 0%%): "
-			"nothing to scale%s\n", mk->est ? "" : "; --raw shows the measured 0");
+			"nothing to scale%s\n", mk->est ? "" : "; --raw shows what was measured");
 }
 
 /* How many regions --min-coverage left out. */
