@@ -171,8 +171,12 @@ static inline uint64_t rep_times(uint64_t n, uint64_t each)
  * whole time (running > 0). */
 static inline uint64_t rep_scale(uint64_t v, uint64_t enabled, uint64_t running)
 {
-	unsigned __int128 x = (unsigned __int128)v * enabled / running;
+	uint64_t p;
+	unsigned __int128 x;
 
+	if (!__builtin_mul_overflow(v, enabled, &p)) /* the usual case: no 128-bit division */
+		return p / running;
+	x = (unsigned __int128)v * enabled / running;
 	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
 }
 
