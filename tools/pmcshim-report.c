@@ -36,9 +36,16 @@ static void usage(FILE *out)
 	      "  --stacks           each region's call-site stacks, heaviest first\n"
 	      "  --no-symbolize     name frames from the report only (no debug info)\n"
 	      "  --raw              values as measured: the markers' own cost (calibrated at\n"
-	      "                     setup, taken out by default) left in\n"
+	      "                     setup, taken out by default) left in, and a multiplexed\n"
+	      "                     event's count not scaled (by default a value counted\n"
+	      "                     only part of its region's time shows its estimate,\n"
+	      "                     value x enabled / running, marked '*')\n"
 	      "  --sort FIELD       incl (default), excl, mean, min, max (of the weight),\n"
-	      "                     calls, share, ipc, wall, name\n"
+	      "                     calls, share, ipc, wall, name, coverage (the least\n"
+	      "                     counted first)\n"
+	      "  --min-coverage PCT leave out regions whose least-counted event ran on a\n"
+	      "                     counter less than PCT% of their time (0 to 100; a\n"
+	      "                     note says how many)\n"
 	      "  --top N            the first N regions of each table (N stacks per region)\n"
 	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
@@ -90,6 +97,23 @@ static int parse_interval(const char *arg, double *v)
 	return 0;
 }
 
+/* --min-coverage's PCT ("50", "12.5", "50%"), as a fraction. */
+static int parse_percent(const char *arg, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(arg, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == arg || *end || !(*v >= 0 && *v <= 100)) {
+		fprintf(stderr, PROG ": --min-coverage: '%s' is not a percentage (0 to 100)\n", arg);
+		return 2;
+	}
+	*v /= 100;
+	return 0;
+}
+
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -102,9 +126,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "region", required_argument, NULL, 'r' }, { "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
 		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
-		{ "collapse-unavailable", no_argument, NULL, 'C' }, { NULL, 0, NULL, 0 } };
+		{ "collapse-unavailable", no_argument, NULL, 'C' },
+		{ "min-coverage", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
-					     "share", "ipc", "wall", "name" };
+					     "share", "ipc", "wall", "name", "coverage" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
 	char *end, msg[256];
 	int c, v, err;
@@ -124,8 +149,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
 		case 'C': render_table_collapse(true); break;
+		case 'c':
+			if (parse_percent(optarg, &o->min_coverage))
+				return 2;
+			o->has_min_coverage = true;
+			break;
 		case 'o':
-			if ((v = lookup("--sort", optarg, sorts, 10)) < 0)
+			if ((v = lookup("--sort", optarg, sorts, 11)) < 0)
 				return 2;
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
@@ -237,9 +267,11 @@ int main(int argc, char **argv)
 	}
 	n = (size_t)(argc - is_diff - optind);
 	rc = 2;
-	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks)) {
+	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks ||
+			o.has_min_coverage || o.sort == S_COVERAGE)) {
 		fputs(n != 2 ? PROG " diff: give two reports, BEFORE and AFTER\n" :
-		      PROG " diff: --threads, --by-process and --stacks do not apply\n", stderr);
+		      PROG " diff: --threads, --by-process, --stacks, --min-coverage and --sort "
+		      "coverage do not apply\n", stderr);
 		goto out;
 	}
 	if (!n) {

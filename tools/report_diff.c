@@ -159,6 +159,16 @@ static void put_ratio(struct table *t, const struct pair *p)
 		tbl_put(t, "-");
 }
 
+/* Some value on either side was counted only part of its region's time. */
+static bool diff_multiplexed(const struct diff *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		for (int s = 0; s < 2; s++)
+			if (d->rows[i].g[s] && group_multiplexed(d->m, d->rows[i].g[s]))
+				return true;
+	return false;
+}
+
 static void diff_table(FILE *out, const struct diff *d)
 {
 	const struct model *m = d->m;
@@ -207,6 +217,11 @@ static void diff_table(FILE *out, const struct diff *d)
 		}
 	}
 	tbl_print(&t, out);
+	if (diff_multiplexed(d))
+		fprintf(out, "multiplexed: some values were counted only part of their region's "
+			"time; %s\n", d->o->raw ? "compared as measured (--raw), short of the whole" :
+			"compared are their estimates, value x enabled / running; --raw compares "
+			"measured values");
 }
 
 /* ---- CSV and JSON ------------------------------------------------------- */

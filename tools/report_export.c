@@ -120,42 +120,47 @@ static void export_total(FILE *out, const struct rep_total *t)
 	fputs("}", out);
 }
 
-/* Coverage of one event value in a multiplexed thread: the time it was
- * enabled and counting during the calls, and incl scaled by their ratio
- * (an estimate). */
-static void export_coverage(FILE *out, const struct rf_stat *v, uint64_t incl)
+/* Coverage of value `slot` of a site in a multiplexed thread: the time it
+ * was enabled and counting during the calls, and the estimate of its incl
+ * (rep_estimated: the tables' rule). Never counted: no estimate. */
+static void export_coverage(FILE *out, const struct report *r, const struct rep_thread *t,
+			    const struct rf_site *s, uint32_t slot)
 {
+	const struct rf_stat *v = &s->v[slot];
+
 	fputs(", \"enabled_ns\": ", out);
 	put_u64(out, v->enabled);
 	fputs(", \"running_ns\": ", out);
 	put_u64(out, v->running);
 	if (v->running && v->enabled) {
-		double cov = (double)v->running / (double)v->enabled;
-		double scaled = (double)incl / cov;
-		fprintf(out, ", \"coverage\": %.4f, \"scaled_incl\": ", cov);
-		put_u64(out, scaled < 18446744073709549568.0 ? (uint64_t)scaled : UINT64_MAX);
+		fprintf(out, ", \"coverage\": %.4f, \"scaled_incl\": ",
+			(double)v->running / (double)v->enabled);
+		put_u64(out, rep_estimated(r, t, s, slot).incl);
 	}
 }
 
-/* One value of a row: min and max only once a call has ended; with
- * coverage (v not NULL), how much of the calls the event was counted. */
-static void export_stat(FILE *out, bool ok, const struct rep_stat *s, uint64_t calls,
-			const struct rf_stat *v)
+/* Value e of a row (-1: wall time): min and max only once a call has
+ * ended; in a multiplexed thread, how much of the calls the event was
+ * counted. */
+static void export_value(FILE *out, const struct report *r, const struct rep_thread *t,
+			 const struct rf_site *s, int e)
 {
-	if (!ok) {
+	struct rep_stat st;
+
+	if (!rep_value(r, t, s, e, &st)) {
 		fputs("null", out);
 		return;
 	}
 	fputs("{\"incl\": ", out);
-	put_u64(out, s->incl);
+	put_u64(out, st.incl);
 	fputs(", \"excl\": ", out);
-	put_u64(out, s->excl);
+	put_u64(out, st.excl);
 	fputs(", \"min\": ", out);
-	u64_or_null(out, calls > 0, s->min);
+	u64_or_null(out, s->calls > 0, st.min);
 	fputs(", \"max\": ", out);
-	u64_or_null(out, calls > 0, s->max);
-	if (v)
-		export_coverage(out, v, s->incl);
+	u64_or_null(out, s->calls > 0, st.max);
+	if (e >= 0 && t->coverage)
+		export_coverage(out, r, t, s, t->slot[e]);
 	fputs("}", out);
 }
 
@@ -163,8 +168,6 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 		       size_t j)
 {
 	const struct rf_site *s = rep_site(r, t, j);
-	struct rep_stat st;
-	bool ok;
 
 	key_str(out, "        {", "region", r->names[s->region]);
 	fputs(", \"stack\": ", out);
@@ -174,14 +177,11 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 	fputs(", \"child_calls\": ", out);
 	put_u64(out, s->child_calls);
 	fputs(",\n         \"wall_ns\": ", out);
-	ok = rep_value(r, t, s, -1, &st);
-	export_stat(out, ok, &st, s->calls, NULL);
+	export_value(out, r, t, s, -1);
 	fputs(", \"events\": [", out);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);
-		ok = rep_value(r, t, s, (int)e, &st);
-		export_stat(out, ok, &st, s->calls,
-			    ok && t->coverage ? &s->v[t->slot[e]] : NULL);
+		export_value(out, r, t, s, (int)e);
 	}
 	fprintf(out, "]%s}", rep_site_partial(s) ? ", \"partial\": true" : "");
 }

@@ -141,7 +141,25 @@ static void sb_frames(struct sbuf *b, struct model *m, uint32_t stack, bool fold
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-static void csv_head(FILE *out, const struct model *m, enum scope sc)
+/* Some row of scope sc's tables (or of their stacks) was counted only
+ * part of its time: CSV then has a coverage column. */
+static bool any_multiplexed(const struct model *m, enum scope sc)
+{
+	for (size_t i = 0; i < m->ntables; i++) {
+		const struct gtable *t = &m->tables[i];
+
+		for (size_t j = 0; t->scope == sc && j < t->n; j++) {
+			if (group_multiplexed(m, t->g[j]))
+				return true;
+			for (size_t k = 0; k < t->g[j]->nsub; k++)
+				if (group_multiplexed(m, t->g[j]->sub[k]))
+					return true;
+		}
+	}
+	return false;
+}
+
+static void csv_head(FILE *out, const struct model *m, enum scope sc, bool cover)
 {
 	if (sc == SC_THREAD)
 		fputs("file,pid,tid,thread,", out);
@@ -162,7 +180,8 @@ static void csv_head(FILE *out, const struct model *m, enum scope sc)
 			free(name);
 		}
 	}
-	fputs(m->ipc_ins >= 0 ? ",ipc\n" : "\n", out);
+	fputs(m->ipc_ins >= 0 ? ",ipc" : "", out);
+	fputs(cover ? ",coverage\n" : "\n", out);
 }
 
 static void csv_scope(FILE *out, const struct model *m, const struct gtable *t)
@@ -183,7 +202,7 @@ static void csv_scope(FILE *out, const struct model *m, const struct gtable *t)
 }
 
 static void csv_values(FILE *out, const struct model *m, const struct gtable *t,
-		       const struct group *g)
+		       const struct group *g, bool cover)
 {
 	double v;
 
@@ -210,6 +229,11 @@ static void csv_values(FILE *out, const struct model *m, const struct gtable *t,
 		if (group_ipc(m, g, &v))
 			fprintf(out, "%.4f", v);
 	}
+	if (cover) {
+		putc(',', out);
+		if (group_coverage(m, g, &v))
+			fprintf(out, "%.4f", v);
+	}
 	putc('\n', out);
 }
 
@@ -226,8 +250,9 @@ void render_csv(FILE *out, struct model *m)
 {
 	enum scope sc = finest(m);
 	struct sbuf b = { 0 };
+	bool cover = any_multiplexed(m, sc);
 
-	csv_head(out, m, sc);
+	csv_head(out, m, sc, cover);
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];
 
@@ -243,7 +268,7 @@ void render_csv(FILE *out, struct model *m)
 					putc(',', out);
 					csv_stack(out, m, row->key.stack, &b);
 				}
-				csv_values(out, m, t, row);
+				csv_values(out, m, t, row, cover);
 			}
 		}
 	}
@@ -285,7 +310,8 @@ static void json_stat(FILE *out, const struct sum *s)
 	json_u64_or_null(out, s->have_mm, s->min);
 	fputs(", \"max\": ", out);
 	json_u64_or_null(out, s->have_mm, s->max);
-	fprintf(out, "%s}", s->miss ? ", \"partial\": true" : "");
+	fprintf(out, "%s%s}", s->miss ? ", \"partial\": true" : "",
+		s->mux ? ", \"multiplexed\": true" : "");
 }
 
 /* The numbers of a region or a stack: the same keys in both. */
@@ -310,6 +336,8 @@ static void json_values(FILE *out, const struct model *m, const struct gtable *t
 	fputs("}, \"ipc\": ", out);
 	ok = group_ipc(m, g, &v);
 	json_double_or_null(out, ok, "%.4f", v);
+	if (group_multiplexed(m, g) && group_coverage(m, g, &v))
+		fprintf(out, ", \"coverage\": %.4f", v);
 }
 
 /* The regions of a table as a JSON array; ind: the indentation of the line
@@ -443,7 +471,7 @@ static void json_process(FILE *out, struct model *m, const struct gtable *t)
 }
 
 static const char *const sort_names[] = { "incl", "excl", "mean", "min", "max", "calls",
-					  "share", "ipc", "wall", "name" };
+					  "share", "ipc", "wall", "name", "coverage" };
 
 void render_json_table(FILE *out, struct model *m)
 {

@@ -403,13 +403,6 @@ const struct rep_frame *rep_frames(const struct report *cr)
 
 /* ---- threads ------------------------------------------------------------- */
 
-static uint64_t scale(uint64_t v, uint64_t enabled, uint64_t running)
-{
-	unsigned __int128 x = (unsigned __int128)v * enabled / running;
-
-	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
-}
-
 static struct rep_total total_of(const struct rf_thread *t, const struct rep_thread *o,
 				 size_t e)
 {
@@ -429,7 +422,7 @@ static struct rep_total total_of(const struct rf_thread *t, const struct rep_thr
 	x.value = t->totals[e], x.has_value = true;
 	x.status = x.running < x.enabled ? "multiplexed" : "counted";
 	if (x.running < x.enabled)
-		x.scaled = scale(x.value, x.enabled, x.running), x.has_scaled = true;
+		x.scaled = rep_scale(x.value, x.enabled, x.running), x.has_scaled = true;
 	return x;
 }
 
@@ -570,16 +563,19 @@ static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thre
 }
 
 /* A row some value of which is below the markers' own cost: a region
- * shorter than the marker's noise, shown as zero. */
+ * shorter than the marker's noise, shown as zero. Judged on the values
+ * the tables calibrate (a multiplexed one scaled first: rep_estimated); a
+ * value never counted is not shown, so not judged. */
 static bool below_calibration(const struct rep_thread *t, const struct rf_site *s)
 {
 	for (uint32_t i = 0; t->has_calib && s->calls && i < s->nvalues; i++) {
 		uint64_t own = rep_times(s->calls, t->calib_in[i]);
 		uint64_t children = rep_times(s->child_calls, t->calib_child[i]);
+		uint64_t excl = rep_scaled(t, s, i).excl;
 
 		/* (incl only counts outermost activations: a recursive row's
 		 * is 0 by design, so excl, which every call adds to, tells) */
-		if (s->v[i].excl < own || s->v[i].excl - own < children)
+		if (rep_cover(t, s, i) != REP_NEVER && (excl < own || excl - own < children))
 			return true;
 	}
 	return false;

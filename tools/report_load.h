@@ -167,13 +167,58 @@ static inline uint64_t rep_times(uint64_t n, uint64_t each)
 	return __builtin_mul_overflow(n, each, &p) ? UINT64_MAX : p;
 }
 
-/* Value `slot` of a site with the markers' own cost taken out: per call
- * from incl, min and max; per call and per child call from excl. Never
- * below zero (rep_below says when it would be). */
-static inline struct rf_stat rep_calibrated(const struct report *r, const struct rep_thread *t,
-					     const struct rf_site *s, uint32_t slot)
+/* v * enabled / running, saturating: a multiplexed count scaled to the
+ * whole time (running > 0). */
+static inline uint64_t rep_scale(uint64_t v, uint64_t enabled, uint64_t running)
+{
+	uint64_t p;
+	unsigned __int128 x;
+
+	if (!__builtin_mul_overflow(v, enabled, &p)) /* the usual case: no 128-bit division */
+		return p / running;
+	x = (unsigned __int128)v * enabled / running;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+/* How much of its calls' time value `slot` of a site was counted: the
+ * whole time (also: the thread keeps no times, or no time passed), part
+ * of it, or never (its group was not on a counter during the calls). */
+enum rep_cover { REP_FULL, REP_PART, REP_NEVER };
+
+static inline enum rep_cover rep_cover(const struct rep_thread *t, const struct rf_site *s,
+				       uint32_t slot)
+{
+	const struct rf_stat *v = &s->v[slot];
+
+	if (!t->coverage || !v->enabled || v->running >= v->enabled)
+		return REP_FULL;
+	return v->running ? REP_PART : REP_NEVER;
+}
+
+/* Value `slot` of a site scaled to the whole time when it was counted
+ * only part of it (REP_PART): incl, excl, min and max each times
+ * enabled / running; else as it is. */
+static inline struct rf_stat rep_scaled(const struct rep_thread *t, const struct rf_site *s,
+					uint32_t slot)
 {
 	struct rf_stat v = s->v[slot];
+
+	if (rep_cover(t, s, slot) != REP_PART)
+		return v;
+	v.incl = rep_scale(v.incl, v.enabled, v.running);
+	v.excl = rep_scale(v.excl, v.enabled, v.running);
+	if (v.min != UINT64_MAX) /* no call yet stays so */
+		v.min = rep_scale(v.min, v.enabled, v.running);
+	v.max = rep_scale(v.max, v.enabled, v.running);
+	return v;
+}
+
+/* v, value `slot` of a site, with the markers' own cost taken out: per
+ * call from incl, min and max; per call and per child call from excl.
+ * Never below zero (the loader counts the rows that would be: nbelow). */
+static inline struct rf_stat rep_calibrate(const struct report *r, const struct rep_thread *t,
+					   const struct rf_site *s, uint32_t slot, struct rf_stat v)
+{
 	uint64_t in, own;
 
 	if (r->raw || !t->has_calib || !s->calls)
@@ -187,9 +232,34 @@ static inline struct rf_stat rep_calibrated(const struct report *r, const struct
 	return v;
 }
 
-/* Event e's value in a site (e < 0: wall time, converted to ns); false
- * when the thread had no such value. Inline: it runs for every value of
- * every row. */
+static inline struct rf_stat rep_calibrated(const struct report *r, const struct rep_thread *t,
+					     const struct rf_site *s, uint32_t slot)
+{
+	return rep_calibrate(r, t, s, slot, s->v[slot]);
+}
+
+/* The estimate of value `slot` of a site: the one rule for a value its
+ * event counted only part of the time (the tables, the export's
+ * scaled_incl, the rows below calibration). Scaled first, then
+ * calibrated: the measured value is the counted part of everything in the
+ * calls, the markers' own cost included, and scaling estimates all of it,
+ * from which the cost (measured in full at setup) comes out once;
+ * calibrating first would scale the cost taken out too, taking out
+ * enabled / running times the markers' cost. */
+static inline struct rf_stat rep_estimated(const struct report *r, const struct rep_thread *t,
+					   const struct rf_site *s, uint32_t slot)
+{
+	return rep_calibrate(r, t, s, slot, rep_scaled(t, s, slot));
+}
+
+static inline struct rep_stat rep_stat_of(const struct rf_stat *v)
+{
+	return (struct rep_stat){ v->incl, v->excl, v->min, v->max };
+}
+
+/* Event e's value in a site as measured (e < 0: wall time, converted to
+ * ns); false when the thread had no such value. Inline: it runs for every
+ * value of every row. */
 static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 			     const struct rf_site *s, int e, struct rep_stat *out)
 {
@@ -199,7 +269,7 @@ static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 		if (!t->slot[e])
 			return false;
 		v = rep_calibrated(r, t, s, t->slot[e]);
-		*out = (struct rep_stat){ v.incl, v.excl, v.min, v.max };
+		*out = rep_stat_of(&v);
 		return true;
 	}
 	if (r->ns_per_tick <= 0)
@@ -207,6 +277,26 @@ static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 	v = rep_calibrated(r, t, s, 0);
 	*out = (struct rep_stat){ rep_ns(r, v.incl), rep_ns(r, v.excl), rep_ns(r, v.min),
 				  rep_ns(r, v.max) };
+	return true;
+}
+
+/* Event e's value in a site as the tables show it: rep_value, but for a
+ * value counted only part of the time the estimate (unless the report is
+ * shown raw); *cover says which. False also for a value never counted
+ * (REP_NEVER, not raw): there is nothing to scale. */
+static inline bool rep_shown(const struct report *r, const struct rep_thread *t,
+			     const struct rf_site *s, int e, struct rep_stat *out,
+			     enum rep_cover *cover)
+{
+	struct rf_stat v;
+
+	*cover = e >= 0 && t->slot[e] ? rep_cover(t, s, t->slot[e]) : REP_FULL;
+	if (*cover == REP_FULL || r->raw)
+		return rep_value(r, t, s, e, out);
+	if (*cover == REP_NEVER)
+		return false;
+	v = rep_estimated(r, t, s, t->slot[e]);
+	*out = rep_stat_of(&v);
 	return true;
 }
 

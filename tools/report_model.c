@@ -14,9 +14,24 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
 }
 
-static void sum_add(struct sum *s, const struct rep_stat *st, bool present, uint64_t calls)
+/* One value of a row, as the tables show it (rep_shown), and how much of
+ * its calls' time it was counted. */
+struct rowval {
+	struct rep_stat st;		/* all zero when not present */
+	bool present;
+	enum rep_cover cover;
+	uint64_t enabled, running;	/* 0 where the thread keeps no times */
+};
+
+static void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 {
-	if (!present) {
+	const struct rep_stat *st = &rv->st;
+
+	s->enabled = sat_add(s->enabled, rv->enabled);
+	s->running = sat_add(s->running, rv->running);
+	s->mux += rv->present && rv->cover != REP_FULL;
+	if (!rv->present) {
+		s->never += rv->cover == REP_NEVER;
 		s->miss++;
 		return;
 	}
@@ -185,17 +200,23 @@ static void find_ipc(struct model *m)
 	}
 }
 
-/* Row j's value of model event e (-1: wall time); *present false when
- * the row has none (then *st is all zero). */
-static void row_stat(const struct model *m, const struct mthread *t, size_t j, int e,
-		     struct rep_stat *st, bool *present)
+/* Row j's value of model event e (-1: wall time). */
+static struct rowval row_value(const struct model *m, const struct mthread *t, size_t j,
+			       int e)
 {
 	const struct report *r = m->files[t->file];
+	const struct rf_site *s = rep_site(r, t->t, j);
 	int k = e < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)e];
+	struct rowval rv = { .cover = REP_FULL };
 
-	*present = (e < 0 || k >= 0) && rep_value(r, t->t, rep_site(r, t->t, j), k, st);
-	if (!*present)
-		*st = (struct rep_stat){ 0 };
+	if (e >= 0 && k < 0)
+		return rv;
+	rv.present = rep_shown(r, t->t, s, k, &rv.st, &rv.cover);
+	if (!rv.present)
+		rv.st = (struct rep_stat){ 0 };
+	if (k >= 0 && t->t->slot[k] && t->t->coverage)
+		rv.enabled = s->v[t->t->slot[k]].enabled, rv.running = s->v[t->t->slot[k]].running;
+	return rv;
 }
 
 static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
@@ -212,12 +233,10 @@ static void process_totals(struct model *m)
 		const struct mthread *t = &m->threads[i];
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
-			bool present;
-			struct rep_stat st;
+			struct rowval rv = row_value(m, t, j, m->weight);
 
-			row_stat(m, t, j, m->weight, &st, &present);
-			sum_add(&m->file_total[t->file], &st, present, row_calls(m, t, j));
-			sum_add(&m->all_total, &st, present, row_calls(m, t, j));
+			sum_add(&m->file_total[t->file], &rv, row_calls(m, t, j));
+			sum_add(&m->all_total, &rv, row_calls(m, t, j));
 		}
 	}
 }
@@ -456,6 +475,43 @@ bool group_ipc(const struct model *m, const struct group *g, double *v)
 	return true;
 }
 
+bool sum_coverage(const struct sum *s, double *v)
+{
+	if (s->enabled)
+		*v = s->running < s->enabled ? (double)s->running / (double)s->enabled : 1;
+	else if (s->have)
+		*v = 1;
+	return s->enabled || s->have;
+}
+
+/* A row is as trustworthy as its least-counted number. */
+bool group_coverage(const struct model *m, const struct group *g, double *v)
+{
+	bool ok = false;
+	double c;
+
+	for (size_t e = 0; e < m->nev; e++)
+		if (sum_coverage(&g->s[1 + e], &c) && (!ok || c < *v))
+			*v = c, ok = true;
+	return ok;
+}
+
+bool group_multiplexed(const struct model *m, const struct group *g)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (g->s[1 + e].mux || g->s[1 + e].never)
+			return true;
+	return false;
+}
+
+/* --min-coverage leaves the group out (one with no coverage stays). */
+static bool below_min_coverage(const struct model *m, const struct group *g)
+{
+	double c;
+
+	return m->o->has_min_coverage && group_coverage(m, g, &c) && c < m->o->min_coverage;
+}
+
 /* ---- tables ------------------------------------------------------------- */
 
 static struct group *group_get(struct model *m, struct group **hash, uint32_t region,
@@ -478,13 +534,12 @@ static struct group *group_get(struct model *m, struct group **hash, uint32_t re
 static void add_row(const struct model *m, struct group *g, const struct mthread *t, size_t j)
 {
 	uint64_t calls = row_calls(m, t, j);
-	struct rep_stat st;
-	bool present;
 
 	g->calls = sat_add(g->calls, calls);
 	for (int e = -1; e < (int)m->nev; e++) {
-		row_stat(m, t, j, e, &st, &present);
-		sum_add(&g->s[1 + e], &st, present, calls);
+		struct rowval rv = row_value(m, t, j, e);
+
+		sum_add(&g->s[1 + e], &rv, calls);
 	}
 }
 
@@ -511,6 +566,9 @@ static void set_sort_key(const struct model *m, struct group *g)
 	case S_IPC: ok = group_ipc(m, g, &v); break;
 	case S_WALL: v = (double)g->s[0].incl, ok = true; break;
 	case S_NAME: ok = true; break;
+	case S_COVERAGE: /* the least first: where to look for numbers to doubt */
+		ok = group_coverage(m, g, &v), v = -v;
+		break;
 	}
 	g->sort_key = v, g->sort_na = !ok;
 }
@@ -642,6 +700,10 @@ static void build_scope(struct model *m, enum scope sc)
 	for (g = regs; g; g = g->hh.next) {
 		struct gtable *t = &m->tables[first + g->key.scope];
 
+		if (below_min_coverage(m, g)) {
+			t->nlow++;
+			continue;
+		}
 		set_sort_key(m, g);
 		t->g[t->n++] = g;
 	}

@@ -16,30 +16,38 @@
 #include "report_load.h"
 
 enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
-		  S_NAME };
+		  S_NAME, S_COVERAGE };
 enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
 
 /* What the user asked for on the command line. */
 struct opts {
 	bool threads, by_process, stacks, symbolize;
-	bool raw;			/* --raw: the markers' own cost left in */
+	bool raw;			/* --raw: values as measured (not calibrated, not scaled) */
 	enum sort_field sort;
 	bool sort_given;		/* else regions by incl, stacks by excl */
 	size_t top;			/* 0: all */
 	bool has_re;
 	regex_t re;			/* --region */
 	const char *event;		/* --event, NULL: the default weight */
+	bool has_min_coverage;
+	double min_coverage;		/* --min-coverage, as a fraction */
 	enum out_format format;
 	double watch;			/* --watch interval in seconds, 0: no */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with
- * null, so an unavailable event is never summed as 0. */
+ * null, so an unavailable event is never summed as 0. Rows of multiplexed
+ * threads add the time their event was enabled and counting; mux counts
+ * the rows counted only part of it (their values are estimates, or with
+ * --raw as measured), never those not counted at all (no value, so also
+ * in miss; with --raw, in mux as measured). */
 struct sum {
 	uint64_t incl, excl, min, max;
 	uint64_t calls;			/* of the rows with a value: mean = incl / calls */
 	uint32_t have, miss;
 	uint32_t have_mm;		/* rows with calls: min and max are theirs */
+	uint64_t enabled, running;	/* ns */
+	uint32_t mux, never;
 };
 
 enum scope { SC_ALL, SC_PROCESS, SC_THREAD };
@@ -65,6 +73,7 @@ struct gtable {
 	uint32_t id;			/* file (SC_PROCESS) or thread (SC_THREAD) */
 	size_t n;
 	struct group **g;		/* sorted, filtered, cut to --top */
+	size_t nlow;			/* regions --min-coverage left out */
 };
 
 struct mthread {
@@ -134,6 +143,14 @@ bool sum_mean(const struct sum *s, double *v);
 bool group_share(const struct model *m, const struct gtable *t, const struct group *g,
 		 double *v);
 bool group_ipc(const struct model *m, const struct group *g, double *v);
+/* The fraction of its rows' time an event was counted (1 where it was not
+ * multiplexed); false when the sum has no value and no time. */
+bool sum_coverage(const struct sum *s, double *v);
+/* A group's coverage: its least-counted event's; false when no event has
+ * one. */
+bool group_coverage(const struct model *m, const struct group *g, double *v);
+/* Some value of the group was counted only part of its time, or never. */
+bool group_multiplexed(const struct model *m, const struct group *g);
 
 /* The frames of a stack, innermost first, as text ("function (file:line)",
  * or the report's symbol, or module+offset). */

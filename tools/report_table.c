@@ -1,6 +1,8 @@
 /* Human output: aligned tables with readable numbers. Unavailable values
  * print as "n/a", never as 0; a sum that covers only some threads (the
- * event was unavailable to the others) is marked '+'. */
+ * event was unavailable to the others) is marked '+'; a value its event
+ * counted only part of the time (multiplexed) is marked '*': the scaled
+ * estimate, or with --raw the count as measured. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -189,20 +191,30 @@ void tbl_print(struct table *t, FILE *out)
 /* ---- cells -------------------------------------------------------------- */
 
 struct marks {
-	bool partial, mux;
+	bool partial, mux;		/* mux: a thread total */
+	bool est, never;		/* a region value counted part of the time, never */
 };
 
+/* v of sum s, marked '*' when estimated; "n/a" without a value ("n/a*":
+ * never counted). b: at least 40 bytes. */
+static const char *est_cell(char *b, const struct sum *s, uint64_t v, enum how how)
+{
+	if (!s->have)
+		return s->never ? "n/a*" : "n/a";
+	return strcat(fmt_num(b, v, how), s->mux ? "*" : "");
+}
+
+/* In a region table also '+' for a partial sum; the marks are noted for
+ * the table's legend. */
 static void put_value(struct table *t, const struct sum *s, uint64_t v, enum how how,
 		      struct marks *mk)
 {
-	char b[32];
+	char b[40];
 
-	if (!s->have) {
-		tbl_put(t, "n/a");
-		return;
-	}
-	mk->partial |= s->miss > 0;
-	tbl_put(t, "%s%s", fmt_num(b, v, how), s->miss ? "+" : "");
+	mk->never |= !s->have && s->never;
+	mk->partial |= s->have && s->miss;
+	mk->est |= s->have && s->mux;
+	tbl_put(t, "%s%s", est_cell(b, s, v, how), s->have && s->miss ? "+" : "");
 }
 
 /* No call has ended yet (a live row): no min or max. */
@@ -347,9 +359,9 @@ static void print_events(FILE *out, const struct report *r, const char *label)
 static void print_legend(FILE *out, const struct model *m)
 {
 	static const char *const field[] = { "incl", "excl", "mean", "min", "max", "", "excl",
-					     "", "", "" };
+					     "", "", "", "" };
 	static const char *const other[] = { "", "", "", "", "", "calls", "", "IPC",
-					     "wall incl", "name" };
+					     "wall incl", "name", "coverage, lowest first" };
 	const char *w = model_weight_name(m);
 	enum sort_field s = m->o->sort;
 
@@ -375,11 +387,12 @@ static void print_title(FILE *out, const struct model *m, const struct gtable *t
 
 /* ---- region tables ------------------------------------------------------ */
 
-/* cols: which events of the model get columns in table gt. */
+/* cols: which events of the model get columns in table gt; cover: a
+ * coverage column (some value was counted only part of the time). */
 struct cols {
 	bool *shown;			/* [nev] */
 	size_t nshown, nhidden;
-	bool ipc;
+	bool ipc, cover;
 };
 
 static void choose_cols(struct cols *c, const struct model *m, const struct gtable *gt)
@@ -389,10 +402,13 @@ static void choose_cols(struct cols *c, const struct model *m, const struct gtab
 	for (size_t e = 0; e < m->nev; e++) {
 		c->shown[e] = !collapse;
 		for (size_t i = 0; i < gt->n && !c->shown[e]; i++)
-			c->shown[e] = gt->g[i]->s[1 + e].have;
+			c->shown[e] = gt->g[i]->s[1 + e].have || gt->g[i]->s[1 + e].never;
 		c->shown[e] ? c->nshown++ : c->nhidden++;
 	}
 	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc];
+	c->cover = false;
+	for (size_t i = 0; i < gt->n && !c->cover; i++)
+		c->cover = group_multiplexed(m, gt->g[i]);
 }
 
 static void note_hidden(FILE *out, const struct model *m, const struct cols *c)
@@ -415,6 +431,8 @@ static void region_headings(struct table *t, const struct model *m, const struct
 
 	tbl_left(t, 0);
 	tbl_put(t, "region"), tbl_put(t, "share"), tbl_put(t, "calls");
+	if (cols->cover)
+		tbl_put(t, "coverage"), c++;
 	for (int e = -1; e < (int)m->nev; e++) {
 		if (e >= 0 && !cols->shown[e])
 			continue;
@@ -427,6 +445,27 @@ static void region_headings(struct table *t, const struct model *m, const struct
 	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
 	if (cols->ipc)
 		tbl_put(t, "IPC");
+}
+
+/* A group's coverage as text, rounded down: an estimate never reads
+ * 100%. b: at least 32 bytes. */
+static const char *coverage_text(char *b, const struct model *m, const struct group *g)
+{
+	double c;
+
+	if (!group_coverage(m, g, &c))
+		return "n/a";
+	if (c >= 1)
+		return "100%";
+	snprintf(b, 32, "%.1f%%", (double)(unsigned)(c * 1000) / 10);
+	return b;
+}
+
+static void put_coverage(struct table *t, const struct model *m, const struct group *g)
+{
+	char b[32];
+
+	tbl_put(t, "%s", coverage_text(b, m, g));
 }
 
 static void region_row(struct table *t, const struct model *m, const struct gtable *gt,
@@ -442,14 +481,17 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */
 	put_double(t, ok, "%.1f%%", 100 * v);
 	tbl_put(t, "%s", fmt_num(b, g->calls, H_EXACT));
+	if (cols->cover)
+		put_coverage(t, m, g);
 	for (int e = -1; e < (int)m->nev; e++) {
 		if (e >= 0 && !cols->shown[e])
 			continue;
 		put_value(t, &g->s[1 + e], g->s[1 + e].incl, how_of(m, e), mk);
 		put_value(t, &g->s[1 + e], g->s[1 + e].excl, how_of(m, e), mk);
 	}
-	if (sum_mean(w, &v) && v < 18e18) /* a mean shows like any other value */
-		tbl_put(t, "%s%s", fmt_num(b, (uint64_t)(v + 0.5), wh), w->miss ? "+" : "");
+	ok = sum_mean(w, &v) && v < 18e18; /* a mean shows like any other value */
+	if (ok || !w->have)
+		put_value(t, w, ok ? (uint64_t)(v + 0.5) : 0, wh, mk);
 	else
 		tbl_put(t, "n/a");
 	put_minmax(t, w, w->min, wh, mk);
@@ -460,11 +502,45 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	}
 }
 
+/* Some file of the model takes the markers' own cost out. */
+static bool calibrated(const struct model *m)
+{
+	for (size_t f = 0; f < m->nfiles; f++)
+		if (m->files[f]->calibrated && !m->files[f]->raw)
+			return true;
+	return false;
+}
+
+/* What '*' and "n/a*" mean in a region table. */
+static void note_multiplexed(FILE *out, const struct model *m, const struct marks *mk)
+{
+	if (mk->est && m->o->raw)
+		fprintf(out, "* multiplexed: counted only part of the region's time (coverage: "
+			"running / enabled of the row's least-counted event); shown as measured "
+			"(--raw), short of the whole; without --raw, the scaled estimate\n");
+	else if (mk->est)
+		fprintf(out, "* estimated: counted only part of the region's time (multiplexed; "
+			"coverage: running / enabled of the row's least-counted event); shown is "
+			"value x enabled / running%s; --raw shows measured values\n",
+			calibrated(m) ? ", then calibrated" : "");
+	if (mk->never)
+		fprintf(out, "n/a*: never on a counter during the region's calls (coverage 0%%): "
+			"nothing to scale%s\n", mk->est ? "" : "; --raw shows what was measured");
+}
+
+/* How many regions --min-coverage left out. */
+static void note_low(FILE *out, const struct model *m, const struct gtable *gt)
+{
+	if (gt->nlow)
+		fprintf(out, "%zu region%s below %g%% coverage hidden (--min-coverage)\n", gt->nlow,
+			gt->nlow == 1 ? "" : "s", 100 * m->o->min_coverage);
+}
+
 static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 {
 	const char *wn = model_weight_name(m);
 	enum how wh = how_of(m, m->weight);
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b2[40], b3[40], b4[32], b5[32];
 
 	if (m->o->sort_given)
 		fprintf(out, "\n### call-site stacks, in --sort order (frames innermost first)\n");
@@ -481,12 +557,13 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 			const struct sum *w = model_weight(m, s);
 			double share;
 
-			fprintf(out, "  #%zu  calls %s  %s incl %s  excl %s  share %s\n", k + 1,
+			fprintf(out, "  #%zu  calls %s  %s incl %s  excl %s  share %s%s%s\n", k + 1,
 				fmt_num(b1, s->calls, H_EXACT), wn,
-				w->have ? fmt_num(b2, w->incl, wh) : "n/a",
-				w->have ? fmt_num(b3, w->excl, wh) : "n/a",
+				est_cell(b2, w, w->incl, wh), est_cell(b3, w, w->excl, wh),
 				group_share(m, gt, s, &share) ?
-				(snprintf(b4, sizeof(b4), "%.1f%%", 100 * share), b4) : "n/a");
+				(snprintf(b4, sizeof(b4), "%.1f%%", 100 * share), b4) : "n/a",
+				group_multiplexed(m, s) ? "  coverage " : "",
+				group_multiplexed(m, s) ? coverage_text(b5, m, s) : "");
 			for (size_t f = 0; f < model_stack_depth(m, s->key.stack); f++)
 				print_name(out, "      %s\n", model_frame(m, s->key.stack, f));
 		}
@@ -501,38 +578,46 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 
 	print_title(out, m, gt);
 	if (!gt->n) {
-		fprintf(out, "(no regions%s)\n", m->o->has_re ? " match --region" : "");
+		fprintf(out, "(no regions%s%s)\n", m->o->has_re ? " match --region" : "",
+			gt->nlow ? (m->o->has_re ? " and --min-coverage" : " at --min-coverage") :
+			"");
+		note_low(out, m, gt);
 		return;
 	}
 	choose_cols(&cols, m, gt);
-	tbl_init(&t, 3 + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	tbl_init(&t, 3 + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc);
 	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
 		region_row(&t, m, gt, gt->g[i], &mk, &cols);
 	tbl_print(&t, out);
 	note_hidden(out, m, &cols);
 	free(cols.shown);
+	note_multiplexed(out, m, &mk);
 	if (mk.partial)
 		fprintf(out, "+ partial: some threads could not count this event; "
 			"the sum covers only those that did\n");
+	note_low(out, m, gt);
 	if (m->o->stacks)
 		print_stacks(out, m, gt);
 }
 
 /* ---- threads and processes ---------------------------------------------- */
 
-static void put_total(struct table *t, const struct rep_total *tot, enum how how,
-		      struct marks *mk)
+/* A multiplexed total shows its scaled estimate, or with --raw its value
+ * as measured: marked either way. */
+static void put_total(struct table *t, const struct report *r, const struct rep_total *tot,
+		      enum how how, struct marks *mk)
 {
-	bool est = !strcmp(tot->status, "multiplexed") && tot->has_scaled;
+	bool mux = !strcmp(tot->status, "multiplexed") && tot->has_scaled;
 	char b[32];
 
 	if (!tot->has_value) { /* "unavailable", "not counted" */
 		tbl_put(t, "%s", strcmp(tot->status, "unavailable") ? tot->status : "n/a");
 		return;
 	}
-	mk->mux |= est;
-	tbl_put(t, "%s%s", fmt_num(b, est ? tot->scaled : tot->value, how), est ? "*" : "");
+	mk->mux |= mux;
+	tbl_put(t, "%s%s", fmt_num(b, mux && !r->raw ? tot->scaled : tot->value, how),
+		mux ? "*" : "");
 }
 
 /* Under --collapse-unavailable: event e of r has no total in any thread. */
@@ -574,11 +659,15 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 		tbl_put(&t, "%s", fmt_num(b, th->nrows, H_EXACT));
 		for (size_t e = 0; e < r->nev; e++)
 			if (!no_totals(r, e))
-				put_total(&t, &th->totals[e], event_is_time(r->ev[e].name) ?
+				put_total(&t, r, &th->totals[e], event_is_time(r->ev[e].name) ?
 					  H_TIME : H_COUNT, &mk);
 	}
 	tbl_print(&t, out);
-	if (mk.mux)
+	if (mk.mux && r->raw)
+		fprintf(out, "* multiplexed: the counter ran only part of the time; shown as "
+			"measured (--raw), short of the whole; without --raw, the scaled "
+			"estimate\n");
+	else if (mk.mux)
 		fprintf(out, "* multiplexed: the counter ran only part of the time; shown is "
 			"the scaled estimate, value x enabled / running\n");
 }

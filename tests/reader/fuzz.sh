@@ -32,14 +32,15 @@ for s in running exec _exit; do "$gen" $small --state "$s" "$seeds/state-$s"; do
 "$gen" --rows 40 "$seeds/sample"
 "$gen" $small --huge "$seeds/huge"
 "$gen" $small --odd-names "$seeds/odd-names"
+"$gen" --rows 10 --threads 2 --stacks 7 --depth 1 --calibrated --region-coverage "$seeds/coverage"
 for c in bad-magic version3 header-size tail-unaligned tail-beyond state size0 size-overflow \
 	 unknown-thread unknown-name unknown-stack nvalues thread-mask name-unterminated \
 	 stack-frames event-index; do
 	"$gen" $small --corrupt "$c" "$seeds/corrupt-$c"
 done
 "$gen" $small --truncate 5000 "$seeds/truncated"
-if [ "$(ls "$seeds" | wc -l)" != 26 ]; then
-	echo "FAIL fuzz (gen_report did not write the 26 seeds)"
+if [ "$(ls "$seeds" | wc -l)" != 27 ]; then
+	echo "FAIL fuzz (gen_report did not write the 27 seeds)"
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi

@@ -33,7 +33,8 @@ static void render_all(struct report *r)
 	for (int f = F_TABLE; f <= F_JSON_TABLE; f++) {
 		struct opts o = { .threads = true, .by_process = true, .stacks = true,
 				  .format = (enum out_format)f, .sort = (enum sort_field)(f * 3 % 10),
-				  .top = f == F_JSON_TABLE ? 2 : 0 };
+				  .top = f == F_JSON_TABLE ? 2 : 0, .has_min_coverage = f == F_TABLE,
+				  .min_coverage = 0.5 };
 		struct model *m = model_new(files, 1 + (f & 1), &o, why, sizeof(why));
 
 		if (!m)

@@ -26,6 +26,10 @@
  *                    row 1 has so many children that its excl goes below it
  *   --multiplexed    threads keep coverage: each event counted half of its
  *                    regions' time
+ *   --region-coverage  threads keep coverage, per region (solve, io, setup,
+ *                    parse, render) a percent of its time for instructions
+ *                    and cycles: 100/100, 80/40, 50/50, 25/100, 0/0 (render
+ *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
  *   --no-boot-id     the header has no boot id (a reader cannot tell
@@ -67,7 +71,7 @@ struct gen {
 	long pid;
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
-	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed;
+	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
 	long truncate;			/* -1: none */
 	const char *corrupt;
 	unsigned char *buf;
@@ -327,7 +331,7 @@ static void threads(struct gen *g, uint32_t state)
 			thread_totals(g, r, t);
 		if (g->calibrated)
 			calibration(r);
-		r->coverage = (uint32_t)g->multiplexed;
+		r->coverage = (uint32_t)(g->multiplexed || g->region_cov);
 	}
 }
 
@@ -344,6 +348,23 @@ static void site_values(struct rf_site *s, uint32_t mask, unsigned j, unsigned i
 		if (mask >> e & 1)
 			s->v[slot++] = (struct rf_stat){ (e + 2) * 100 * k, (e + 2) * 75 * k,
 							 (e + 2) * k, (e + 2) * 20 * k, 0, 0 };
+}
+
+/* --region-coverage: enabled 1 ms per call, and running the percent of it
+ * the site's region and event get. */
+static void region_coverage(struct rf_site *s, uint32_t mask)
+{
+	static const unsigned pct[5][2] = { { 100, 100 }, { 80, 40 }, { 50, 50 }, { 25, 100 },
+					    { 0, 0 } };
+	const unsigned *p = pct[(s->region - 1) % 5];
+	uint32_t slot = 1;
+
+	for (unsigned e = 0; e < RF_EVENTS_MAX; e++) {
+		if (!(mask >> e & 1))
+			continue;
+		s->v[slot].enabled = 1000000 * s->calls;
+		s->v[slot++].running = 10000 * s->calls * (e < 2 ? p[e] : 100);
+	}
 }
 
 static void huge_values(struct rf_site *s)
@@ -370,6 +391,8 @@ static void sites(struct gen *g)
 			s->child_calls = j == 1 ? 1000000 : s->calls / 2;
 		for (uint32_t i = 1; g->multiplexed && i < n; i++)
 			s->v[i].enabled = 1000000 * s->calls, s->v[i].running = 500000 * s->calls;
+		if (g->region_cov)
+			region_coverage(s, mask);
 		if (g->huge)
 			huge_values(s);
 		if ((long)j == g->undone)
@@ -651,6 +674,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--huge")) g.huge = 1;
 		else if (!strcmp(a, "--calibrated")) g.calibrated = 1;
 		else if (!strcmp(a, "--multiplexed")) g.multiplexed = 1;
+		else if (!strcmp(a, "--region-coverage")) g.region_cov = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
 		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
 		else if (a[0] == '-') die("unknown option ", a);

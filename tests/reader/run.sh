@@ -72,6 +72,12 @@ field() {
 		$1 == key && c { print $c; exit }' "$1"
 }
 
+# regions_of TABLE: the region column of the first region table, in order
+# (its rows are those whose third field, calls, is a number).
+regions_of() {
+	awk '/^region / { on = 1; next } on && $3 !~ /^[0-9,]+$/ { exit } on { printf "%s ", $1 }' "$1"
+}
+
 # expect NAME ACTUAL WANTED
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
@@ -134,6 +140,65 @@ expect sample-wall-incl "$(field "$tmp/s.csv" solve wall_incl_ns)" 100000
 expect sample-instructions-incl "$(field "$tmp/s.csv" solve instructions_incl)" 14400
 expect sample-instructions-min "$(field "$tmp/s.csv" solve instructions_min)" 2
 expect sample-unavailable-is-empty "$(field "$tmp/s.csv" solve task-clock_incl)" ""
+
+# ---- per-region coverage ----------------------------------------------------
+# The calibrated rows, each region counted its own part of its time
+# (instructions / cycles): solve 100 / 100, io 80 / 40, setup 50 / 50,
+# parse 25 / 100, render 0 / 0 (gen_report --region-coverage).
+gen coverage.pmc --calibrated --region-coverage
+gen calibrated-only.pmc --calibrated
+C=coverage.pmc
+golden table-coverage "$C"
+golden table-coverage-raw --raw "$C"
+golden table-coverage-stacks --stacks --top 2 "$C"
+golden table-coverage-threads --threads --raw "$C"
+golden table-coverage-sort --sort coverage --top 3 "$C"
+golden table-coverage-min --min-coverage 50 --threads "$C"
+golden csv-coverage --format csv "$C"
+golden json-table-coverage --format json-table "$C"
+golden json-coverage --format json "$C"
+golden diff-coverage diff calibrated-only.pmc "$C"
+
+# By hand: setup is rows 8-10 and 28-30 (11 and 31: the thread without
+# instructions), counted half the time; each row's estimate is its measured
+# 200 (j + 1) scaled to 400 (j + 1), less 2 per call (10 + j calls): 400 x
+# 120 - 2 x 174. (Calibrating first would give 2 x (24000 - 348) = 47304.)
+(cd "$IN" && "$R" --format csv "$C") >"$tmp/c.csv"
+(cd "$IN" && "$R" --format csv --raw "$C") >"$tmp/c-raw.csv"
+(cd "$IN" && "$R" --format csv calibrated-only.pmc) >"$tmp/k.csv"
+expect coverage-scale-then-calibrate "$(field "$tmp/c.csv" setup instructions_incl)" 47652
+expect coverage-raw-is-measured "$(field "$tmp/c-raw.csv" setup instructions_incl)" 24000
+expect coverage-least-event "$(field "$tmp/c.csv" io coverage)" 0.4000
+expect coverage-never-counted "$(field "$tmp/c.csv" render instructions_incl),$(field "$tmp/c.csv" render coverage)" ",0.0000"
+expect coverage-full-unchanged "$(field "$tmp/c.csv" solve instructions_incl) $(field "$tmp/c.csv" solve cycles_max)" \
+	"$(field "$tmp/k.csv" solve instructions_incl) $(field "$tmp/k.csv" solve cycles_max)"
+expect coverage-none-no-column "$(head -1 "$tmp/k.csv" | grep -c coverage)" 0
+# the table: render never counted (n/a*, 0.0%), lowest coverage first
+(cd "$IN" && "$R" "$C") >"$tmp/c.table"
+# (columns: region share calls coverage, then two fields a number: wall
+# incl and excl, instructions incl ...)
+expect coverage-never-cell "$(awk '$1 == "render" { print $4, $9, $10 }' "$tmp/c.table")" "0.0% n/a* n/a*"
+expect coverage-estimate-marked "$(awk '$1 == "setup" { print $4, $9 $10 }' "$tmp/c.table")" "50.0% 47.7k*+"
+expect coverage-full-unmarked "$(awk '$1 == "solve" { print $4, $9 $10 }' "$tmp/c.table")" "100% 14.1k+"
+(cd "$IN" && "$R" --sort coverage "$C") >"$tmp/c.sorted"
+expect coverage-sort-lowest-first "$(regions_of "$tmp/c.sorted")" \
+	"render parse io setup solve "
+(cd "$IN" && "$R" --min-coverage 50 "$C") >"$tmp/c.min"
+expect coverage-min-hides "$(regions_of "$tmp/c.min")" \
+	"setup solve "
+expect coverage-min-footer "$(grep -c '^3 regions below 50% coverage hidden (--min-coverage)$' "$tmp/c.min")" 1
+expect coverage-min-100 "$(cd "$IN" && "$R" --min-coverage 100% --format csv "$C" | cut -d, -f1 | tr '\n' ' ')" "region solve "
+if command -v jq >/dev/null 2>&1; then
+	# One definition: the export's per-row scaled_incl adds up to the
+	# table's estimate, region by region.
+	(cd "$IN" && "$R" --format json "$C") >"$tmp/c.json"
+	for region in io setup parse; do
+		expect "coverage-export-matches: $region" \
+			"$(jq --arg r "$region" '[.threads[].regions[] | select(.region == $r) | .events[1].scaled_incl] | add' "$tmp/c.json")" \
+			"$(field "$tmp/c.csv" "$region" cycles_incl)"
+	done
+	expect coverage-export-never "$(jq -c '[.threads[0].regions[] | select(.region == "render") | .events[0] | has("scaled_incl")] | unique' "$tmp/c.json")" '[false]'
+fi
 
 # ---- process states and damaged files ---------------------------------------
 gen running.pmc --state running
@@ -321,6 +386,10 @@ usage unknown-format --format xml "$S"
 usage diff-one-file diff "$D0"
 usage diff-folded diff --format folded "$D0" "$D1"
 usage diff-threads diff --threads "$D0" "$D1"
+usage min-coverage-range --min-coverage 101 "$S"
+usage min-coverage-not-number --min-coverage 5x "$S"
+usage diff-min-coverage diff --min-coverage 50 "$D0" "$D1"
+usage diff-sort-coverage diff --sort coverage "$D0" "$D1"
 usage watch-interval --watch=0 "$S"
 usage watch-two-files --watch "$S" "$S"
 if "$R" --help | grep -q "^usage: "; then ok help; else fail help; fi
