@@ -1,34 +1,26 @@
 /* Region names: each distinct name becomes an RF_NAME record in the report
- * file, and its id is what sites and markers carry. The index lives in
- * arena memory (no malloc: a marker may run in a signal handler). */
+ * file, and its id is what sites and markers carry. The index points at
+ * the records themselves; it and the id table live in memory taken
+ * without malloc (a marker may run in a signal handler). */
 #include "names.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #include "arena.h"
+#include "index.h"
 #include "mapfile.h"
 
 static struct arena arena;
-static int oom;			/* uthash could not add (out of memory) */
-#define HASH_ARENA (&arena)
-#define HASH_OOM oom
-#include "arena_hash.h"
-
-struct name {
-	UT_hash_handle hh;
-	const struct rf_name *rec;
-};
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct name *table;
-static struct name **by_id;	/* by_id[id - 1] */
+static struct index table;		/* of const struct rf_name * */
+static const struct rf_name **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
 
 static int grow_index(void)
 {
 	uint32_t cap = capacity ? capacity * 2 : 256;
-	struct name **p = arena_alloc(&arena, cap * sizeof(*p));
+	const struct rf_name **p = arena_alloc(&arena, cap * sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -39,12 +31,18 @@ static int grow_index(void)
 	return 0;
 }
 
-static struct name *add(const char *text, size_t len)
+static int same_name(const void *item, const void *key, size_t len)
 {
-	struct name *n = arena_alloc(&arena, sizeof(*n));
+	const struct rf_name *rec = item;
+
+	return rec->len == len && memcmp(rec->text, key, len) == 0;
+}
+
+static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
+{
 	struct rf_name *rec;
 
-	if (!n || (count == capacity && grow_index() != 0))
+	if (count == capacity && grow_index() != 0)
 		return NULL;
 	rec = mapfile_append(RF_NAME, sizeof(*rec) + len + 1);
 	if (!rec)
@@ -53,29 +51,28 @@ static struct name *add(const char *text, size_t len)
 	rec->len = (uint32_t)len;
 	memcpy(rec->text, text, len);
 	mapfile_publish(rec);
-	n->rec = rec;
-	oom = 0;
-	HASH_ADD_KEYPTR(hh, table, rec->text, len, n);
-	by_id[count++] = n;	/* the id is in the file either way */
-	return oom ? NULL : n;
+	by_id[count++] = rec;	/* the id is in the file either way */
+	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
 }
 
 uint32_t names_intern(const char *name, const char **interned)
 {
+	const struct rf_name *rec;
 	size_t len;
-	struct name *n;
+	uint64_t hash;
 
 	if (!name)
 		name = "(null)";
 	len = strnlen(name, NAMES_MAX_LEN);
+	hash = index_hash(name, len);
 	pthread_mutex_lock(&lock);
-	HASH_FIND(hh, table, name, len, n);
-	if (!n)
-		n = add(name, len);
+	rec = index_find(&table, hash, name, len, same_name);
+	if (!rec)
+		rec = add(name, len, hash);
 	pthread_mutex_unlock(&lock);
-	if (n && interned)
-		*interned = n->rec->text;
-	return n ? n->rec->id : 0;
+	if (rec && interned)
+		*interned = rec->text;
+	return rec ? rec->id : 0;
 }
 
 const char *names_get(uint32_t id)
@@ -84,7 +81,7 @@ const char *names_get(uint32_t id)
 
 	pthread_mutex_lock(&lock);
 	if (id >= 1 && id <= count)
-		s = by_id[id - 1]->rec->text;
+		s = by_id[id - 1]->text;
 	pthread_mutex_unlock(&lock);
 	return s;
 }

@@ -17,11 +17,12 @@ static struct counters none;	/* nopen == 0: wall time only */
 /* The site record of region at a call site. */
 static struct rf_site *find(uint32_t region, uintptr_t caller)
 {
-	struct site *s, *tmp;
+	for (size_t i = 0; rs.sites.slots && i <= rs.sites.mask; i++) {
+		struct site *s = rs.sites.slots[i].item;
 
-	HASH_ITER(hh, rs.table, s, tmp)
-		if (s->key[0] == region && s->key[1] == caller)
+		if (s && s->key[0] == region && s->key[1] == caller)
 			return s->rec;
+	}
 	return NULL;
 }
 
@@ -186,6 +187,34 @@ static void test_name_cache(void)
 	CHECK(two != one && two == names_intern("dyn-two", NULL), "pointer reuse detected");
 }
 
+/* Enough names and sites that their indexes grow from the arena into
+ * pages of their own, and past a huge page. */
+#define MANY 70000
+
+static void test_many_names_and_sites(void)
+{
+	static uint32_t ids[MANY];
+	char name[32];
+
+	fresh();
+	for (int i = 0; i < MANY; i++) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		ids[i] = names_intern(name, NULL);
+		CHECK(ids[i] != 0 && (i == 0 || ids[i] == ids[i - 1] + 1), "id of %s: %u", name, ids[i]);
+		regions_begin(&rs, &none, ids[i], 0x900);
+		regions_end(&rs, &none, ids[i]);
+	}
+	for (int i = 0; i < MANY; i += 997) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		CHECK(names_intern(name, NULL) == ids[i], "%s again", name);
+		CHECK(strcmp(names_get(ids[i]), name) == 0, "names_get(%u)", ids[i]);
+		regions_begin(&rs, &none, ids[i], 0x900);
+		regions_end(&rs, &none, ids[i]);
+		CHECK(find(ids[i], 0x900) && find(ids[i], 0x900)->calls == 2, "site of %s", name);
+	}
+	CHECK(rs.sites.count == MANY, "%zu sites", rs.sites.count);
+}
+
 /* Sites, names and stacks live in a report file: make one. */
 static int make_file(void)
 {
@@ -208,6 +237,7 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
+	RUN(test_many_names_and_sites);
 	unlink(mapfile_path());
 	return t_done("regions");
 }
