@@ -5,6 +5,7 @@
 
 #define CHUNK_MIN (64 * 1024)
 #define HUGE_PAGE (2u << 20)	/* x86-64's, and arm64's with 4 KiB pages */
+#define CHUNK_GROWN_MAX HUGE_PAGE
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -51,17 +52,28 @@ void arena_pages_free(void *p, size_t bytes)
 	munmap(p, bytes);
 }
 
-static struct arena_chunk *chunk_new(size_t need)
+/* The first chunk is small and its pages come as they are touched (most
+ * threads mark a few regions); an arena that needs more doubles its chunks
+ * up to a huge page, each from arena_pages: an arena that filled one chunk
+ * fills the next. */
+static struct arena_chunk *chunk_new(const struct arena_chunk *last, size_t need)
 {
 	size_t size = CHUNK_MIN;
 	struct arena_chunk *c;
 
+	if (last && last->size < CHUNK_GROWN_MAX)
+		size = last->size * 2;
+	else if (last)
+		size = CHUNK_GROWN_MAX;
 	while (size < need + sizeof(*c))
 		size *= 2;
-	c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (c == MAP_FAILED)
-		return NULL;
-	c->size = size;
+	if (last)
+		c = arena_pages(size);
+	else if ((c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0)) == MAP_FAILED)
+		c = NULL;
+	if (c)
+		c->size = size;
 	return c;
 }
 
@@ -71,7 +83,7 @@ void *arena_alloc(struct arena *a, size_t size)
 
 	size = round16(size);
 	if (!c || a->used + size > c->size) {
-		if (!(c = chunk_new(size)))
+		if (!(c = chunk_new(c, size)))
 			return NULL;
 		c->next = a->chunks;
 		a->chunks = c;
