@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "arena.h"
+#include "config.h"
 #include "index.h"
+#include "log.h"
 #include "mapfile.h"
 
 static struct arena arena;
@@ -16,6 +18,14 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct index table;		/* of const struct rf_name * */
 static const struct rf_name **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
+static uint32_t own;			/* of count, the shim's own: not limited */
+static uint32_t limit = CONFIG_DEFAULT_MAX_NAMES;
+static int limit_noticed;
+
+void names_set_limit(uint32_t max)
+{
+	limit = max;
+}
 
 static int grow_index(void)
 {
@@ -55,11 +65,24 @@ static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
 	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
 }
 
-uint32_t names_intern(const char *name, const char **interned)
+/* Past the limit: the marker is dropped and counted; the first time, one
+ * line says so (returns whether this is that time: the line is written
+ * after the lock is released). */
+static int refuse(void)
+{
+	mapfile_drop(RF_DROP_NAMES);
+	if (limit_noticed)
+		return 0;
+	limit_noticed = 1;
+	return 1;
+}
+
+static uint32_t intern(const char *name, const char **interned, int shims)
 {
 	const struct rf_name *rec;
 	size_t len;
 	uint64_t hash;
+	int notice = 0;
 
 	if (!name)
 		name = "(null)";
@@ -67,12 +90,31 @@ uint32_t names_intern(const char *name, const char **interned)
 	hash = index_hash(name, len);
 	pthread_mutex_lock(&lock);
 	rec = index_find(&table, hash, name, len, same_name);
-	if (!rec)
+	if (!rec && (shims || count - own < limit)) {
 		rec = add(name, len, hash);
+		own += rec && shims;
+	} else if (!rec) {
+		notice = refuse();
+	}
 	pthread_mutex_unlock(&lock);
+	/* an error, not a notice: markers are lost (PMCSHIM_QUIET keeps it) */
+	if (notice)
+		log_error("%u distinct region names, the limit (PMCSHIM_MAX_NAMES): markers "
+			  "with a new name are dropped from here on and counted in the report",
+			  limit);
 	if (rec && interned)
 		*interned = rec->text;
 	return rec ? rec->id : 0;
+}
+
+uint32_t names_intern(const char *name, const char **interned)
+{
+	return intern(name, interned, 0);
+}
+
+uint32_t names_intern_own(const char *name)
+{
+	return intern(name, NULL, 1);
 }
 
 const char *names_get(uint32_t id)

@@ -215,6 +215,26 @@ static void test_many_names_and_sites(void)
 	CHECK(rs.sites.count == MANY, "%zu sites", rs.sites.count);
 }
 
+/* Past the limit a new name gets no id and counts a drop; names it has,
+ * and the shim's own, still work. */
+static void test_names_limit(void)
+{
+	uint32_t base = names_intern("limit-base", NULL), alpha = names_intern("alpha", NULL);
+	uint64_t *dropped = &mapfile_header()->dropped[RF_DROP_NAMES];
+
+	names_set_limit(base + 2);
+	CHECK(names_intern("limit-a", NULL) && names_intern("limit-b", NULL), "up to the limit");
+	CHECK(names_intern("limit-c", NULL) == 0 && names_intern("limit-d", NULL) == 0,
+	      "past it: no id");
+	CHECK(*dropped == 2, "dropped %llu", (unsigned long long)*dropped);
+	CHECK(names_intern("alpha", NULL) == alpha && names_intern("limit-a", NULL) != 0,
+	      "known names keep their ids");
+	CHECK(names_intern_own("limit-own") != 0, "the shim's own names are not limited");
+	CHECK(*dropped == 2, "dropped %llu", (unsigned long long)*dropped);
+	names_set_limit(CONFIG_DEFAULT_MAX_NAMES);
+	CHECK(names_intern("limit-c", NULL) != 0, "a higher limit admits it");
+}
+
 /* Sites, names and stacks live in a report file: make one. */
 static int make_file(void)
 {
@@ -238,6 +258,7 @@ int main(void)
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
 	RUN(test_many_names_and_sites);
+	RUN(test_names_limit);
 	unlink(mapfile_path());
 	return t_done("regions");
 }
