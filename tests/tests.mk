@@ -5,7 +5,8 @@
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
-APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark
+APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
+	namelimit
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
 APP_FLAGS   := $(WARN) $(DEFS) -O1 -g -Iinclude -pthread -rdynamic
