@@ -1,5 +1,5 @@
-/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_OUTPUT, PMCSHIM_QUIET,
- * PMCSHIM_SERIALIZE. */
+/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_MAX_NAMES, PMCSHIM_OUTPUT,
+ * PMCSHIM_QUIET, PMCSHIM_SERIALIZE. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,23 +29,23 @@ static void load_events(struct config *c)
 			  c->events.n ? "" : " (wall time, calls and stacks only)");
 }
 
-static void load_depth(struct config *c)
+/* A whole number in min..max from variable name; unset or empty gives
+ * def, anything else one message and def. */
+static long load_number(const char *name, long min, long max, long def)
 {
-	const char *v = getenv("PMCSHIM_STACK_DEPTH");
+	const char *v = getenv(name);
 	char *end;
 	long d;
 
-	c->stack_depth = CONFIG_DEFAULT_DEPTH;
 	if (!v || !*v)
-		return;
+		return def;
 	errno = 0;
 	d = strtol(v, &end, 10);
-	if (errno || *end || end == v || d < 0 || d > CONFIG_MAX_DEPTH) {
-		log_error("PMCSHIM_STACK_DEPTH='%s': want 0..%d; using %d",
-			  v, CONFIG_MAX_DEPTH, CONFIG_DEFAULT_DEPTH);
-		return;
+	if (errno || *end || end == v || d < min || d > max) {
+		log_error("%s='%s': want %ld..%ld; using %ld", name, v, min, max, def);
+		return def;
 	}
-	c->stack_depth = (int)d;
+	return d;
 }
 
 static void load_output(struct config *c)
@@ -73,7 +73,10 @@ void config_load(struct config *c)
 	c->serialize = parse_flag("PMCSHIM_SERIALIZE");
 	log_set_quiet(c->quiet);
 	load_events(c);
-	load_depth(c);
+	c->stack_depth = (int)load_number("PMCSHIM_STACK_DEPTH", 0, CONFIG_MAX_DEPTH,
+					  CONFIG_DEFAULT_DEPTH);
+	c->max_names = (unsigned)load_number("PMCSHIM_MAX_NAMES", 1, CONFIG_MAX_MAX_NAMES,
+					     CONFIG_DEFAULT_MAX_NAMES);
 	load_output(c);
 	errno = saved;
 }

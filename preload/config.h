@@ -11,10 +11,15 @@
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
 #define CONFIG_DEFAULT_DEPTH 8
 #define CONFIG_MAX_DEPTH 64
+/* Distinct region names per process: a program that makes names without
+ * end (a loop counter in a name) stops costing memory and file there. */
+#define CONFIG_DEFAULT_MAX_NAMES (1u << 20)
+#define CONFIG_MAX_MAX_NAMES (1u << 28)
 
 struct config {
 	struct event_list events;
 	int stack_depth;	/* frames above the call site */
+	unsigned max_names;	/* PMCSHIM_MAX_NAMES: distinct region names */
 	int quiet;
 	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
 	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */

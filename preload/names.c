@@ -1,34 +1,36 @@
 /* Region names: each distinct name becomes an RF_NAME record in the report
- * file, and its id is what sites and markers carry. The index lives in
- * arena memory (no malloc: a marker may run in a signal handler). */
+ * file, and its id is what sites and markers carry. The index points at
+ * the records themselves; it and the id table live in memory taken
+ * without malloc (a marker may run in a signal handler). */
 #include "names.h"
 
 #include <pthread.h>
 #include <string.h>
 
 #include "arena.h"
+#include "config.h"
+#include "index.h"
+#include "log.h"
 #include "mapfile.h"
 
 static struct arena arena;
-static int oom;			/* uthash could not add (out of memory) */
-#define HASH_ARENA (&arena)
-#define HASH_OOM oom
-#include "arena_hash.h"
-
-struct name {
-	UT_hash_handle hh;
-	const struct rf_name *rec;
-};
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct name *table;
-static struct name **by_id;	/* by_id[id - 1] */
+static struct index table;		/* of const struct rf_name * */
+static const struct rf_name **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
+static uint32_t own;			/* of count, the shim's own: not limited */
+static uint32_t limit = CONFIG_DEFAULT_MAX_NAMES;
+static int limit_noticed;
+
+void names_set_limit(uint32_t max)
+{
+	limit = max;
+}
 
 static int grow_index(void)
 {
 	uint32_t cap = capacity ? capacity * 2 : 256;
-	struct name **p = arena_alloc(&arena, cap * sizeof(*p));
+	const struct rf_name **p = arena_alloc(&arena, cap * sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -39,12 +41,18 @@ static int grow_index(void)
 	return 0;
 }
 
-static struct name *add(const char *text, size_t len)
+static int same_name(const void *item, const void *key, size_t len)
 {
-	struct name *n = arena_alloc(&arena, sizeof(*n));
+	const struct rf_name *rec = item;
+
+	return rec->len == len && memcmp(rec->text, key, len) == 0;
+}
+
+static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
+{
 	struct rf_name *rec;
 
-	if (!n || (count == capacity && grow_index() != 0))
+	if (count == capacity && grow_index() != 0)
 		return NULL;
 	rec = mapfile_append(RF_NAME, sizeof(*rec) + len + 1);
 	if (!rec)
@@ -53,29 +61,60 @@ static struct name *add(const char *text, size_t len)
 	rec->len = (uint32_t)len;
 	memcpy(rec->text, text, len);
 	mapfile_publish(rec);
-	n->rec = rec;
-	oom = 0;
-	HASH_ADD_KEYPTR(hh, table, rec->text, len, n);
-	by_id[count++] = n;	/* the id is in the file either way */
-	return oom ? NULL : n;
+	by_id[count++] = rec;	/* the id is in the file either way */
+	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
 }
 
-uint32_t names_intern(const char *name, const char **interned)
+/* Past the limit: the marker is dropped and counted; the first time, one
+ * line says so (returns whether this is that time: the line is written
+ * after the lock is released). */
+static int refuse(void)
 {
+	mapfile_drop(RF_DROP_NAMES);
+	if (limit_noticed)
+		return 0;
+	limit_noticed = 1;
+	return 1;
+}
+
+static uint32_t intern(const char *name, const char **interned, int shims)
+{
+	const struct rf_name *rec;
 	size_t len;
-	struct name *n;
+	uint64_t hash;
+	int notice = 0;
 
 	if (!name)
 		name = "(null)";
 	len = strnlen(name, NAMES_MAX_LEN);
+	hash = index_hash(name, len);
 	pthread_mutex_lock(&lock);
-	HASH_FIND(hh, table, name, len, n);
-	if (!n)
-		n = add(name, len);
+	rec = index_find(&table, hash, name, len, same_name);
+	if (!rec && (shims || count - own < limit)) {
+		rec = add(name, len, hash);
+		own += rec && shims;
+	} else if (!rec) {
+		notice = refuse();
+	}
 	pthread_mutex_unlock(&lock);
-	if (n && interned)
-		*interned = n->rec->text;
-	return n ? n->rec->id : 0;
+	/* an error, not a notice: markers are lost (PMCSHIM_QUIET keeps it) */
+	if (notice)
+		log_error("%u distinct region names, the limit (PMCSHIM_MAX_NAMES): markers "
+			  "with a new name are dropped from here on and counted in the report",
+			  limit);
+	if (rec && interned)
+		*interned = rec->text;
+	return rec ? rec->id : 0;
+}
+
+uint32_t names_intern(const char *name, const char **interned)
+{
+	return intern(name, interned, 0);
+}
+
+uint32_t names_intern_own(const char *name)
+{
+	return intern(name, NULL, 1);
 }
 
 const char *names_get(uint32_t id)
@@ -84,7 +123,7 @@ const char *names_get(uint32_t id)
 
 	pthread_mutex_lock(&lock);
 	if (id >= 1 && id <= count)
-		s = by_id[id - 1]->rec->text;
+		s = by_id[id - 1]->text;
 	pthread_mutex_unlock(&lock);
 	return s;
 }

@@ -7,9 +7,19 @@
 
 #define NAMES_MAX_LEN 255	/* longer names are cut */
 
-/* Returns the id (0 on allocation failure) and, if interned is not NULL,
- * the immortal stored copy of the name. Takes a lock. */
+/* Returns the id and, if interned is not NULL, the immortal stored copy
+ * of the name; 0 on allocation failure, or for a new name once the limit
+ * is reached (counted as RF_DROP_NAMES; the first time, one line).
+ * Takes a lock. */
 uint32_t names_intern(const char *name, const char **interned);
+
+/* The shim's own names (calibration's), interned before its markers use
+ * them: never counted against the limit. */
+uint32_t names_intern_own(const char *name);
+
+/* At most max distinct names of the application's (PMCSHIM_MAX_NAMES);
+ * set at setup. */
+void names_set_limit(uint32_t max);
 
 /* The name of an id, or "?"; takes the lock. */
 const char *names_get(uint32_t id);

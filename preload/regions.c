@@ -3,13 +3,6 @@
  * nothing: a cached site, a frame in a preallocated array, a few adds. */
 #include <string.h>
 
-/* uthash takes its memory from the thread's arena (no malloc). */
-static __thread struct arena *hash_arena;
-static __thread int hash_oom;
-#define HASH_ARENA hash_arena
-#define HASH_OOM hash_oom
-#include "arena_hash.h"
-
 #include "regions.h"
 
 #include "guard.h"
@@ -49,7 +42,7 @@ void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thre
 void regions_release(struct region_state *rs)
 {
 	arena_release(&rs->arena);
-	rs->table = NULL;
+	index_release(&rs->sites);
 	rs->frames = NULL;
 	rs->active = NULL;
 	rs->errors = NULL;
@@ -150,21 +143,25 @@ static struct site *site_new(struct region_state *rs, const uintptr_t *key, size
 	return s;
 }
 
+static int same_key(const void *item, const void *key, size_t len)
+{
+	const struct site *s = item;
+
+	return s->keylen == len && memcmp(s->key, key, len) == 0;
+}
+
 static __attribute__((noinline)) struct site *site_slow(struct region_state *rs,
 							 const uintptr_t *key, size_t len)
 {
-	struct site *s;
+	uint64_t hash = index_hash(key, len);
+	struct site *s = index_find(&rs->sites, hash, key, len, same_key);
 
-	HASH_FIND(hh, rs->table, key, len, s);
 	if (s)
 		return s;
 	s = site_new(rs, key, len);
-	if (!s)
+	if (!s || index_add(&rs->sites, &rs->arena, hash, s) != 0)
 		return NULL;
-	hash_arena = &rs->arena;
-	hash_oom = 0;
-	HASH_ADD(hh, rs->table, key, len, s);
-	return hash_oom ? NULL : s;
+	return s;
 }
 
 static inline struct site *site_lookup(struct region_state *rs,

@@ -7,10 +7,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <uthash.h>
 
 #include "arena.h"
 #include "counters.h"
+#include "index.h"
 #include "reportfile.h"
 #include "stacks.h"
 
@@ -20,7 +20,6 @@
 #define FRAMES_MAX 4096
 
 struct site {
-	UT_hash_handle hh;
 	struct rf_site *rec;		/* in the report file */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
@@ -68,7 +67,7 @@ struct region_state {
 	uint32_t *active;		/* open activations per region id */
 	uint32_t active_cap;
 	struct site *cache[SITE_CACHE];
-	struct site *table;
+	struct index sites;		/* every site of the thread */
 	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];
 };

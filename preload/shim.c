@@ -310,6 +310,7 @@ static void shim_setup(int argc, char **argv)
 	struct mapfile_process p;
 
 	config_load(&config);
+	names_set_limit(config.max_names);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,

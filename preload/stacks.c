@@ -15,24 +15,16 @@
 #include "arena.h"
 #include "fds.h"
 #include "fpwalk.h"
+#include "index.h"
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
 
 static struct arena arena;
-static int oom;			/* uthash could not add (out of memory) */
-#define HASH_ARENA (&arena)
-#define HASH_OOM oom
-#include "arena_hash.h"
 
 #define SKIP_MAX 10	/* shim frames above the caller, at most */
 
 typedef int (*backtrace_fn)(void **buf, int size);
-
-struct stack {
-	UT_hash_handle hh;
-	const struct rf_stack *rec;	/* the key is its pcs */
-};
 
 static backtrace_fn unw_backtrace_fn;
 /* Shim frames seen above the caller (the markers' own call chain); each
@@ -44,7 +36,7 @@ static int method = STACKS_AUTO;	/* PMCSHIM_STACK_METHOD */
 static __thread int last_method;	/* of this thread's last capture */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct stack *table;
+static struct index table;		/* of struct rf_stack *, keyed by their pcs */
 static uint32_t count;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
@@ -196,14 +188,18 @@ int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	return n;
 }
 
-/* A new stack: its record, and the modules its frames are in. */
-static struct stack *add(const uintptr_t *pcs, int n, int method)
+static int same_pcs(const void *item, const void *key, size_t len)
 {
-	struct stack *s = arena_alloc(&arena, sizeof(*s));
+	const struct rf_stack *rec = item;
+
+	return rec->nframes * sizeof(rec->pc[0]) == len && memcmp(rec->pc, key, len) == 0;
+}
+
+/* A new stack: its record, and the modules its frames are in. */
+static struct rf_stack *add(const uintptr_t *pcs, int n, int method, uint64_t hash)
+{
 	struct rf_stack *rec;
 
-	if (!s)
-		return NULL;
 	modules_note(pcs, n);
 	rec = mapfile_append(RF_STACK, sizeof(*rec) + (size_t)n * sizeof(rec->pc[0]));
 	if (!rec)
@@ -214,23 +210,21 @@ static struct stack *add(const uintptr_t *pcs, int n, int method)
 	for (int i = 0; i < n; i++)
 		rec->pc[i] = pcs[i];
 	mapfile_publish(rec);
-	s->rec = rec;
-	oom = 0;
-	HASH_ADD_KEYPTR(hh, table, rec->pc, (size_t)n * sizeof(rec->pc[0]), s);
-	return oom ? NULL : s;
+	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
 }
 
 uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
 {
 	size_t len = (size_t)n * sizeof(uintptr_t);
-	struct stack *s;
+	uint64_t hash = index_hash(pcs, len);
+	const struct rf_stack *rec;
 
 	pthread_mutex_lock(&lock);
-	HASH_FIND(hh, table, pcs, len, s);
-	if (!s)
-		s = add(pcs, n, method);
+	rec = index_find(&table, hash, pcs, len, same_pcs);
+	if (!rec)
+		rec = add(pcs, n, method, hash);
 	pthread_mutex_unlock(&lock);
-	return s ? s->rec->id : UINT32_MAX;
+	return rec ? rec->id : UINT32_MAX;
 }
 
 void stacks_lock(void)

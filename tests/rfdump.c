@@ -1,6 +1,6 @@
 /* rfdump FILE: every record of a report file, one line each, as the
  * shim's tests check them (the user's reader is tools/pmcshim-report).
- *   process STATE LIVENESS pid=N flags=N dropped=FULL,BUSY,EARLY target=T
+ *   process STATE LIVENESS pid=N flags=N dropped=FULL,BUSY,EARLY,NAMES target=T
  *   thread INDEX tid=N state=S totals=S cpu=N nvalues=N lost=yes|no calib=IN+CHILD,...
  *   site THREAD REGION stack=N calls=N children=N wall=INCL[,EVENT_INCL...] partial=0|1
  *   error THREAD KIND REGION count=N
@@ -96,12 +96,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rfdump: %s: %s\n", argv[1], why);
 		return 2;
 	}
-	printf("process %s %s pid=%llu flags=%u dropped=%llu,%llu,%llu target=%s\n",
+	printf("process %s %s pid=%llu flags=%u dropped=%llu,%llu,%llu,%llu target=%s\n",
 	       rf_state_name(rf_state(f.h)), live[rf_liveness(f.h)],
 	       (unsigned long long)f.h->pid, f.h->flags,
 	       (unsigned long long)f.h->dropped[RF_DROP_FULL],
 	       (unsigned long long)f.h->dropped[RF_DROP_BUSY],
 	       (unsigned long long)f.h->dropped[RF_DROP_EARLY],
+	       (unsigned long long)f.h->dropped[RF_DROP_NAMES],
 	       f.h->exec_target[0] ? f.h->exec_target : "-");
 	while ((r = rf_next(&f, &off, &bad)))
 		print_record(&f, r);

@@ -302,6 +302,40 @@ static void test_unbalanced_markers(void)
 	CHECK(count_lines(r.err, "unbalanced markers") == 3, "one warning per kind:\n%s", r.err);
 }
 
+/* PMCSHIM_MAX_NAMES=10 and 26 names: the first ten measured, one line on
+ * stderr, every later marker with a new name dropped and counted (15
+ * run-time pairs and a fixed-name pair: 32 markers), and the program's
+ * output and exit status its own. */
+static void test_names_limit(void)
+{
+	const char *env[] = { "PMCSHIM_MAX_NAMES=10", "PMCSHIM_EVENTS=task-clock", NULL };
+	json_t *rep, *dropped;
+	struct run plain;
+	char name[16];
+
+	EXPECT_RAN(plain, "namelimit", NULL, NULL, 0);
+	EXPECT_RAN(r, "namelimit", NULL, env, 1);
+	CHECK(plain.status == 5 && r.status == 5, "exit status %d / %d", plain.status, r.status);
+	CHECK(strcmp(plain.out, r.out) == 0 && strcmp(r.out, "namelimit: 25 names\n") == 0,
+	      "stdout differs:\n--- plain\n%s--- shim\n%s", plain.out, r.out);
+	CHECK(count_lines(r.err, "pmcshim:") == 1 &&
+	      count_lines(r.err, "10 distinct region names, the limit (PMCSHIM_MAX_NAMES)") == 1,
+	      "one line, got:\n%s", r.err);
+	CHECK(r.nreports == 1, "report");
+	rep = r.report[0];
+	dropped = json_object_get(rep, "dropped");
+	CHECK(num(dropped, "names") == 32 && num(dropped, "busy") == 0 && num(dropped, "full") == 0,
+	      "dropped names %lld", num(dropped, "names"));
+	CHECK(rep_calls(rep, NULL, "n0") == 2, "n0 calls %lld", rep_calls(rep, NULL, "n0"));
+	for (int i = 1; i < 10; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		CHECK(rep_calls(rep, NULL, name) == 1, "%s calls %lld", name, rep_calls(rep, NULL, name));
+	}
+	CHECK(rep_calls(rep, NULL, "n10") == 0 && rep_calls(rep, NULL, "fixed") == 0,
+	      "names past the limit are not in the report");
+	runapp_free(&plain);
+}
+
 static void test_backtrace_is_glibc(void)
 {
 	const char *env[] = { QUIET, NULL };
@@ -536,6 +570,7 @@ int main(void)
 	T(test_no_clobber_no_symlink_follow);
 	T(test_output_pattern);
 	T(test_unbalanced_markers);
+	T(test_names_limit);
 	T(test_backtrace_is_glibc);
 	T(test_exported_symbols);
 	T(test_fork_child_own_report);

@@ -17,11 +17,12 @@ static struct counters none;	/* nopen == 0: wall time only */
 /* The site record of region at a call site. */
 static struct rf_site *find(uint32_t region, uintptr_t caller)
 {
-	struct site *s, *tmp;
+	for (size_t i = 0; rs.sites.slots && i <= rs.sites.mask; i++) {
+		struct site *s = rs.sites.slots[i].item;
 
-	HASH_ITER(hh, rs.table, s, tmp)
-		if (s->key[0] == region && s->key[1] == caller)
+		if (s && s->key[0] == region && s->key[1] == caller)
 			return s->rec;
+	}
 	return NULL;
 }
 
@@ -186,6 +187,54 @@ static void test_name_cache(void)
 	CHECK(two != one && two == names_intern("dyn-two", NULL), "pointer reuse detected");
 }
 
+/* Enough names and sites that their indexes grow from the arena into
+ * pages of their own, and past a huge page. */
+#define MANY 70000
+
+static void test_many_names_and_sites(void)
+{
+	static uint32_t ids[MANY];
+	char name[32];
+
+	fresh();
+	for (int i = 0; i < MANY; i++) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		ids[i] = names_intern(name, NULL);
+		CHECK(ids[i] != 0 && (i == 0 || ids[i] == ids[i - 1] + 1), "id of %s: %u", name, ids[i]);
+		regions_begin(&rs, &none, ids[i], 0x900);
+		regions_end(&rs, &none, ids[i]);
+	}
+	for (int i = 0; i < MANY; i += 997) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		CHECK(names_intern(name, NULL) == ids[i], "%s again", name);
+		CHECK(strcmp(names_get(ids[i]), name) == 0, "names_get(%u)", ids[i]);
+		regions_begin(&rs, &none, ids[i], 0x900);
+		regions_end(&rs, &none, ids[i]);
+		CHECK(find(ids[i], 0x900) && find(ids[i], 0x900)->calls == 2, "site of %s", name);
+	}
+	CHECK(rs.sites.count == MANY, "%zu sites", rs.sites.count);
+}
+
+/* Past the limit a new name gets no id and counts a drop; names it has,
+ * and the shim's own, still work. */
+static void test_names_limit(void)
+{
+	uint32_t base = names_intern("limit-base", NULL), alpha = names_intern("alpha", NULL);
+	uint64_t *dropped = &mapfile_header()->dropped[RF_DROP_NAMES];
+
+	names_set_limit(base + 2);
+	CHECK(names_intern("limit-a", NULL) && names_intern("limit-b", NULL), "up to the limit");
+	CHECK(names_intern("limit-c", NULL) == 0 && names_intern("limit-d", NULL) == 0,
+	      "past it: no id");
+	CHECK(*dropped == 2, "dropped %llu", (unsigned long long)*dropped);
+	CHECK(names_intern("alpha", NULL) == alpha && names_intern("limit-a", NULL) != 0,
+	      "known names keep their ids");
+	CHECK(names_intern_own("limit-own") != 0, "the shim's own names are not limited");
+	CHECK(*dropped == 2, "dropped %llu", (unsigned long long)*dropped);
+	names_set_limit(CONFIG_DEFAULT_MAX_NAMES);
+	CHECK(names_intern("limit-c", NULL) != 0, "a higher limit admits it");
+}
+
 /* Sites, names and stacks live in a report file: make one. */
 static int make_file(void)
 {
@@ -208,6 +257,8 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
+	RUN(test_many_names_and_sites);
+	RUN(test_names_limit);
 	unlink(mapfile_path());
 	return t_done("regions");
 }

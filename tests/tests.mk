@@ -5,7 +5,8 @@
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
-APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark
+APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
+	namelimit
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
 APP_FLAGS   := $(WARN) $(DEFS) -O1 -g -Iinclude -pthread -rdynamic
@@ -134,9 +135,22 @@ bench-threads: all $(B)/bench-threads-rss
 	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss 1000 2>/dev/null; done
 	@rm -rf $(B)/tmp/bench
 
+# Distinct run-time names: 125k to 1M, each size in a fresh process,
+# without the shim and under it (default settings). Not part of `bench`:
+# it takes about a minute.
+$(B)/bench-names: tests/bench/names.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
+
+bench-names: all $(B)/bench-names
+	@rm -rf $(B)/tmp/bench-names && mkdir -p $(B)/tmp/bench-names
+	@echo "== distinct run-time names (this machine: $$(nproc) cores; PMCSHIM_STACK_DEPTH=$${PMCSHIM_STACK_DEPTH-8})"
+	@PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench-names/ \
+	  $(B)/bench-names $(CURDIR)/$(B)/libpmcshim.so
+	@rm -rf $(B)/tmp/bench-names
+
 bench: bench-threads
 
-.PHONY: bench bench-threads
+.PHONY: bench bench-threads bench-names
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \

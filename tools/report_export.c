@@ -85,8 +85,9 @@ static void export_head(FILE *out, const struct report *r)
 	else
 		fputs("null", out);
 	fprintf(out, "},\n  \"stack_depth\": %" PRIu32 ",\n  \"dropped\": {\"full\": %" PRIu64
-		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 "},\n", r->stack_depth,
-		r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY], r->dropped[RF_DROP_EARLY]);
+		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64 "},\n",
+		r->stack_depth, r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY],
+		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES]);
 }
 
 static void export_events(FILE *out, const struct report *r)

@@ -145,7 +145,7 @@ static bool load_header(struct ld *L)
 	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);
 	r->clock_source = FIELD(r, h->clock_source), r->user_read = FIELD(r, h->user_read);
 	r->stack_depth = h->stack_depth;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		r->dropped[k] = __atomic_load_n(&h->dropped[k], __ATOMIC_RELAXED);
 	r->nev = h->nevents;
 	load_argv(r, h);

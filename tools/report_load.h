@@ -102,7 +102,7 @@ struct report {
 	const char **argv;
 	bool argv_truncated;
 	uint32_t stack_depth;
-	uint64_t dropped[3];		/* enum rf_drop: full, busy, early */
+	uint64_t dropped[4];		/* enum rf_drop: full, busy, early, names */
 	size_t npartial;		/* sites left mid-update */
 	size_t nev;
 	struct rep_event *ev;

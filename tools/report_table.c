@@ -290,6 +290,27 @@ static void print_calibration(FILE *out, const struct report *r)
 			"shown as 0\n", r->nbelow, r->nbelow == 1 ? "" : "s");
 }
 
+/* One line: each kind of drop the file counts, those it has. */
+static void print_dropped(FILE *out, const struct report *r)
+{
+	static const char *const what[] = {
+		[RF_DROP_FULL] = "for a full file",
+		[RF_DROP_BUSY] = "markers in a signal handler",
+		[RF_DROP_EARLY] = "markers before setup",
+		[RF_DROP_NAMES] = "markers with a new name past the names limit (PMCSHIM_MAX_NAMES)",
+	};
+	const char *sep = "#   not recorded: ";
+
+	for (size_t k = 0; k < sizeof(what) / sizeof(what[0]); k++) {
+		if (!r->dropped[k])
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", sep, r->dropped[k], what[k]);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		fputc('\n', out);
+}
+
 static void print_file_notes(FILE *out, const struct report *r)
 {
 	print_calibration(out, r);
@@ -302,10 +323,7 @@ static void print_file_notes(FILE *out, const struct report *r)
 			r->live ? "its thread stayed" : "the process died");
 	if (r->full)
 		fprintf(out, "#   the file reached its size limit: later records were dropped\n");
-	if (r->dropped[RF_DROP_FULL] || r->dropped[RF_DROP_BUSY] || r->dropped[RF_DROP_EARLY])
-		fprintf(out, "#   not recorded: %" PRIu64 " for a full file, %" PRIu64 " markers in "
-			"a signal handler, %" PRIu64 " markers before setup\n",
-			r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY], r->dropped[RF_DROP_EARLY]);
+	print_dropped(out, r);
 }
 
 /* The events of a and b are the same names, sources and reasons. */

@@ -199,7 +199,7 @@ static void header(struct gen *g)
 	h->stack_depth = g->depth, h->nevents = g->events;
 	if (g->dropped)
 		h->flags |= RF_FULL, h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
-		h->dropped[RF_DROP_EARLY] = 2;
+		h->dropped[RF_DROP_EARLY] = 2, h->dropped[RF_DROP_NAMES] = 4;
 	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
 	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
 	strcpy(h->executable, "app");
