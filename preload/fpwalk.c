@@ -65,10 +65,10 @@ static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
 	return fp >= prev + 16 && (fp & 15) == 0 && fp <= top;
 }
 
-int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
+int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi)
 {
-	uintptr_t fp = (uintptr_t)__builtin_frame_address(0), prev, ra, top;
+	uintptr_t fp = start ? start : (uintptr_t)__builtin_frame_address(0), prev, ra, top;
 	struct codemap_range code;
 	int n = 0;
 

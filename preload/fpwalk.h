@@ -7,15 +7,17 @@
 
 #include <stdint.h>
 
-/* Walk from the calling function's own frame: the shim's frames (return
- * addresses in [shim_lo, shim_hi)) up to the one returning to caller, then
+/* Walk from the frame record at start (a frame of the shim's, on the way
+ * from the marker; 0: the calling function's own): the shim's frames
+ * (return addresses in [shim_lo, shim_hi)) up to the one returning to
+ * caller, then
  * up to depth frames above the call site. Fills pcs[0] = caller, then the
  * return addresses; returns the count, or 0 when the chain does not reach
  * caller. Never faults: each frame must lie on this thread's stack above
  * the previous one, 16-byte aligned, and each return address must lie in
  * a loaded module's code and not be the signal return trampoline; the
  * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer. */
-int fpwalk_capture(uintptr_t caller, int depth, uintptr_t *pcs,
+int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi);
 
 /* At load time, on the main thread: the module table, and this thread's

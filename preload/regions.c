@@ -171,13 +171,8 @@ static inline struct site *site_lookup(struct region_state *rs,
 	struct site **slot = &rs->cache[key_hash(key, words) & (SITE_CACHE - 1)];
 	struct site *s = *slot;
 
-	if (likely(s && s->keylen == len)) {
-		size_t i = 0;
-		while (i < words && s->key[i] == key[i])
-			i++;
-		if (likely(i == words))
-			return s;
-	}
+	if (likely(s && s->keylen == len && memcmp(s->key, key, len) == 0))
+		return s;
 	s = site_slow(rs, key, len);
 	if (s)
 		*slot = s;
@@ -264,14 +259,15 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
 /* Depth > 0: the site of the walked stack (out of line: the key array
  * would make every marker set up a large stack frame). */
 static __attribute__((noinline)) struct site *site_of_stack(struct region_state *rs,
-							     uint32_t id, uintptr_t caller)
+							     uint32_t id, uintptr_t caller,
+							     uintptr_t start)
 {
 	uintptr_t key[1 + STACKS_MAX_FRAMES];
 	int n;
 
 	key[0] = id;
 	key[1] = caller;
-	n = stacks_capture(caller, rs->depth, key + 1);
+	n = stacks_capture(start, caller, rs->depth, key + 1);
 	return site_lookup(rs, key, (size_t)n + 1);
 }
 
@@ -310,9 +306,12 @@ static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct
 	struct site *s;
 	struct frame *f;
 
-	if (!make_room(rs, id))
+	if ((rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->active_cap) &&
+	    !make_room(rs, id))
 		goto out;
-	s = rs->depth ? site_of_stack(rs, id, caller) : site_at_call(rs, id, caller);
+	/* the walk starts here: the frames below are the shim's own */
+	s = rs->depth ? site_of_stack(rs, id, caller, (uintptr_t)__builtin_frame_address(0))
+		      : site_at_call(rs, id, caller);
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;

@@ -167,7 +167,7 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
  * pointer used as a general register, the stack's bottom in libc's start
  * code, which keeps none): a short chain cannot tell a short stack from a
  * broken one, and libunwind can. */
-int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
+int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs)
 {
 	int n;
 
@@ -176,7 +176,7 @@ int stacks_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	if (depth == 0)
 		return 1;
 	if (method != STACKS_UNWIND) {
-		n = fpwalk_capture(caller, depth, pcs, shim_lo, shim_hi);
+		n = fpwalk_capture(start, caller, depth, pcs, shim_lo, shim_hi);
 		if (n == depth + 1 || method == STACKS_FP) {
 			last_method = STACKS_FP;
 			return n ? n : 1;
