@@ -331,22 +331,21 @@ static __attribute__((noinline)) void begin_read_slow(struct region_state *rs,
 	guard_leave();
 }
 
-__attribute__((noinline)) void regions_drop_busy(struct region_state *rs)
+/* A signal handler (or malloc) interrupted the shim on this thread. */
+static __attribute__((noinline)) void drop_busy(struct region_state *rs)
 {
 	__atomic_add_fetch(&rs->reentrant, 1, __ATOMIC_RELAXED);
 	mapfile_drop(RF_DROP_BUSY);
 }
 
-void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
-		   uintptr_t caller)
+/* The begin, inside the guard, which it leaves. */
+static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
+								struct counters *c, uint32_t id,
+								uintptr_t caller)
 {
 	struct site *s;
 	struct frame *f;
 
-	if (unlikely(!guard_enter())) {
-		regions_drop_busy(rs);
-		return;
-	}
 	if (unlikely(rs->depth || rs->overflow || rs->nframes + 1 >= rs->frames_cap ||
 		     id >= rs->active_cap || !(s = site_cached(rs, id, caller)))) {
 		begin_slow(rs, c, id, caller);
@@ -358,6 +357,56 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		return;
 	}
 	guard_leave();
+}
+
+void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
+		   uintptr_t caller)
+{
+	if (unlikely(!guard_enter())) {
+		drop_busy(rs);
+		return;
+	}
+	begin_guarded(rs, c, id, caller);
+}
+
+/* The id of a name, through a per-thread cache keyed by the pointer (and
+ * checked against the text: the caller may reuse a buffer). */
+static inline uint32_t name_id(struct region_state *rs, const char *name)
+{
+	uintptr_t p = (uintptr_t)name;
+	struct name_slot *e = &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
+
+	if (name && likely(e->ptr == name) &&
+	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0)
+		return e->id;
+	e->id = names_intern(name, &e->interned);
+	e->ptr = e->id ? name : NULL;
+	return e->id;
+}
+
+/* The guard, then the name's id: 0 (and the guard left) when the marker
+ * is dropped. */
+static inline uint32_t enter_name(struct region_state *rs, const char *name)
+{
+	uint32_t id;
+
+	if (unlikely(!guard_enter())) {
+		drop_busy(rs);
+		return 0;
+	}
+	id = name_id(rs, name);
+	if (unlikely(!id))
+		guard_leave();
+	return id;
+}
+
+void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
+			uintptr_t caller)
+{
+	uint32_t id = enter_name(rs, name);
+
+	if (id)
+		begin_guarded(rs, c, id, caller);
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent. */
@@ -445,14 +494,12 @@ static __attribute__((noinline)) void end_slow(struct region_state *rs, struct c
 	guard_leave();
 }
 
-void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
+/* The end, inside the guard, which it leaves. */
+static inline __attribute__((always_inline)) void end_guarded(struct region_state *rs,
+							      struct counters *c, uint32_t id)
 {
 	uint64_t now[VALUES_MAX];
 
-	if (unlikely(!guard_enter())) {
-		regions_drop_busy(rs);
-		return;
-	}
 	if (unlikely(!read_values_fast(rs, c, now) || rs->overflow || !rs->nframes ||
 		     rs->frames[rs->nframes].region != id)) {
 		end_slow(rs, c, id);
@@ -462,17 +509,21 @@ void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 	guard_leave();
 }
 
-uint32_t regions_name_id(struct region_state *rs, const char *name)
+void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
-	uintptr_t p = (uintptr_t)name;
-	struct name_slot *e = &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
+	if (unlikely(!guard_enter())) {
+		drop_busy(rs);
+		return;
+	}
+	end_guarded(rs, c, id);
+}
 
-	if (name && likely(e->ptr == name) &&
-	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0)
-		return e->id;
-	e->id = names_intern(name, &e->interned);
-	e->ptr = e->id ? name : NULL;
-	return e->id;
+void regions_end_name(struct region_state *rs, struct counters *c, const char *name)
+{
+	uint32_t id = enter_name(rs, name);
+
+	if (id)
+		end_guarded(rs, c, id);
 }
 
 void regions_finish(struct region_state *rs)

@@ -86,11 +86,11 @@ void regions_coverage(struct region_state *rs, int on);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
-/* Count a marker dropped because a signal handler (or malloc)
- * interrupted the shim on this thread. */
-void regions_drop_busy(struct region_state *rs);
-/* The id of a name, through a per-thread cache keyed by the pointer. */
-uint32_t regions_name_id(struct region_state *rs, const char *name);
+/* The same for a name given at run time (its id found through a
+ * per-thread cache, then names.c). */
+void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
+			uintptr_t caller);
+void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
 
 /* Thread end: regions still open become errors, and so do the markers
  * dropped while the shim was busy. */

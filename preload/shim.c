@@ -138,38 +138,23 @@ EXPORT void pmcshim_end_id(unsigned id)
 		end_cold(id);
 }
 
-/* Name lookup happens inside the guard: it may take a lock. */
-static struct thread_state *enter_name(const char *name, uint32_t *id)
-{
-	struct thread_state *t = enter(UINT32_MAX);
-
-	if (!t)
-		return NULL;
-	if (!guard_enter()) {
-		regions_drop_busy(&t->rs);
-		return NULL;
-	}
-	*id = regions_name_id(&t->rs, name);
-	guard_leave();
-	return *id ? t : NULL;
-}
-
+/* Markers by name: warm() and enter() are given a non-zero stand-in id;
+ * the region comes from the name, inside the marker. */
 EXPORT void pmcshim_begin(const char *name)
 {
-	uint32_t id;
-	struct thread_state *t = enter_name(name, &id);
+	struct thread_state *t = warm(UINT32_MAX);
+	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
 
-	if (t)
-		regions_begin(&t->rs, &t->ctr, id, (uintptr_t)__builtin_return_address(0));
+	if (t || (t = enter(UINT32_MAX)))
+		regions_begin_name(&t->rs, &t->ctr, name, caller);
 }
 
 EXPORT void pmcshim_end(const char *name)
 {
-	uint32_t id;
-	struct thread_state *t = enter_name(name, &id);
+	struct thread_state *t = warm(UINT32_MAX);
 
-	if (t)
-		regions_end(&t->rs, &t->ctr, id);
+	if (t || (t = enter(UINT32_MAX)))
+		regions_end_name(&t->rs, &t->ctr, name);
 }
 
 static const struct pmcshim_api api = {

@@ -1,5 +1,6 @@
 /* The user-space counter read, on a synthetic perf mmap page. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -151,7 +152,13 @@ static void test_concurrent_writer(void)
 	setup(1, 0, 48, 0);
 	stop = 0;
 	pthread_create(&w, NULL, writer, NULL);
+	/* reads overlap writes however the threads are scheduled: reading
+	 * starts once the writer runs and goes on until it wrote 1000 times */
+	while (__atomic_load_n(&page.lock, __ATOMIC_RELAXED) < 2)
+		sched_yield();
 	ok = read_many(2000000, &torn);
+	while (__atomic_load_n(&page.lock, __ATOMIC_RELAXED) < 2000)
+		ok += read_many(1000, &torn);
 	stop = 1;
 	pthread_join(w, NULL);
 	CHECK(torn == 0, "%llu torn reads of %llu", (unsigned long long)torn,
