@@ -77,8 +77,9 @@ void render_export(FILE *out, struct model *m);
 void render_folded(FILE *out, struct model *m);
 
 /* pmcshim-report --watch: per-interval changes of a running process's
- * file until it ends; 0, or 2 when the file cannot be read. */
-int run_watch(FILE *out, const char *path, double interval);
+ * file until it ends, as the tables show values (raw: as measured); 0, or
+ * 2 when the file cannot be read. */
+int run_watch(FILE *out, const char *path, double interval, bool raw);
 
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
 int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
