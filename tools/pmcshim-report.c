@@ -27,7 +27,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: " PROG " [OPTIONS] FILE...\n"
 	      "       " PROG " diff [OPTIONS] BEFORE AFTER\n"
-	      "       " PROG " --watch[=SECONDS] FILE\n"
+	      "       " PROG " --watch[=SECONDS] [--raw] FILE\n"
 	      "Summarize pmcshim reports: per region, calls, wall time and each event's\n"
 	      "inclusive and exclusive totals, per-call mean/min/max, IPC and share, with\n"
 	      "the threads (and files: the processes of one run) merged.\n"
@@ -59,7 +59,9 @@ static void usage(FILE *out)
 	      "  -h, --help         this help\n"
 	      "--watch: a running process's file every SECONDS (default 1, decimals\n"
 	      "allowed): per interval, each region that changed with its new calls and\n"
-	      "what each inclusive total grew by, until the process ends.\n"
+	      "what each inclusive total grew by, until the process ends; calibrated like\n"
+	      "the table, and a value counted only part of the interval scaled by the\n"
+	      "interval's own enabled / running and marked '*' (--raw: as measured).\n"
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
 	      "Exit status: 0 ok, 1 write error, 2 bad usage or an unreadable or invalid\n"
@@ -282,7 +284,7 @@ int main(int argc, char **argv)
 		if (is_diff || n != 1)
 			fputs(PROG " --watch: give one file\n", stderr);
 		else
-			rc = run_watch(stdout, argv[optind], o.watch);
+			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;
 	}
 	if (!(files = load_all(argv + is_diff + optind, n, o.raw)))

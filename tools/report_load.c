@@ -562,11 +562,8 @@ static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thre
 	return true;
 }
 
-/* A row some value of which is below the markers' own cost: a region
- * shorter than the marker's noise, shown as zero. Judged on the values
- * the tables calibrate (a multiplexed one scaled first: rep_estimated); a
- * value never counted is not shown, so not judged. */
-static bool below_calibration(const struct rep_thread *t, const struct rf_site *s)
+/* (report_load.h) */
+bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s)
 {
 	for (uint32_t i = 0; t->has_calib && s->calls && i < s->nvalues; i++) {
 		uint64_t own = rep_times(s->calls, t->calib_in[i]);
@@ -601,7 +598,7 @@ static bool load_sites(struct ld *L)
 			if (!site_ok(L, rep_site(r, t, j), t))
 				return false;
 			r->npartial += rep_site_partial(rep_site(r, t, j));
-			r->nbelow += below_calibration(t, rep_site(r, t, j));
+			r->nbelow += rep_below_calibration(t, rep_site(r, t, j));
 		}
 	}
 	return true;

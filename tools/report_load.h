@@ -252,6 +252,13 @@ static inline struct rf_stat rep_estimated(const struct report *r, const struct 
 	return rep_calibrate(r, t, s, slot, rep_scaled(t, s, slot));
 }
 
+/* A row some value of which is below the markers' own cost: a region
+ * shorter than the marker's noise, shown as zero. Judged on the values
+ * the tables calibrate (a multiplexed one scaled first: rep_estimated); a
+ * value never counted is not shown, so not judged. The loader counts a
+ * file's rows (nbelow); --watch an interval's changes. */
+bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s);
+
 static inline struct rep_stat rep_stat_of(const struct rf_stat *v)
 {
 	return (struct rep_stat){ v->incl, v->excl, v->min, v->max };

@@ -14,16 +14,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
 }
 
-/* One value of a row, as the tables show it (rep_shown), and how much of
- * its calls' time it was counted. */
-struct rowval {
-	struct rep_stat st;		/* all zero when not present */
-	bool present;
-	enum rep_cover cover;
-	uint64_t enabled, running;	/* 0 where the thread keeps no times */
-};
-
-static void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
+void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 {
 	const struct rep_stat *st = &rv->st;
 
@@ -200,23 +191,29 @@ static void find_ipc(struct model *m)
 	}
 }
 
+struct rowval site_value(const struct report *r, const struct rep_thread *t,
+			 const struct rf_site *s, int e)
+{
+	struct rowval rv = { .cover = REP_FULL };
+
+	rv.present = rep_shown(r, t, s, e, &rv.st, &rv.cover);
+	if (!rv.present)
+		rv.st = (struct rep_stat){ 0 };
+	if (e >= 0 && t->slot[e] && t->coverage)
+		rv.enabled = s->v[t->slot[e]].enabled, rv.running = s->v[t->slot[e]].running;
+	return rv;
+}
+
 /* Row j's value of model event e (-1: wall time). */
 static struct rowval row_value(const struct model *m, const struct mthread *t, size_t j,
 			       int e)
 {
 	const struct report *r = m->files[t->file];
-	const struct rf_site *s = rep_site(r, t->t, j);
 	int k = e < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)e];
-	struct rowval rv = { .cover = REP_FULL };
 
 	if (e >= 0 && k < 0)
-		return rv;
-	rv.present = rep_shown(r, t->t, s, k, &rv.st, &rv.cover);
-	if (!rv.present)
-		rv.st = (struct rep_stat){ 0 };
-	if (k >= 0 && t->t->slot[k] && t->t->coverage)
-		rv.enabled = s->v[t->t->slot[k]].enabled, rv.running = s->v[t->t->slot[k]].running;
-	return rv;
+		return (struct rowval){ .cover = REP_FULL };
+	return site_value(r, t->t, rep_site(r, t->t, j), k);
 }
 
 static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)

@@ -50,6 +50,23 @@ struct sum {
 	uint32_t mux, never;
 };
 
+/* One value of a row, as the tables show it (rep_shown), and how much of
+ * its calls' time it was counted. */
+struct rowval {
+	struct rep_stat st;		/* all zero when not present */
+	bool present;
+	enum rep_cover cover;
+	uint64_t enabled, running;	/* 0 where the thread keeps no times */
+};
+
+/* Value e of site s of thread t (-1: wall time, else the file's event e):
+ * the one way every table (and --watch, on a site's change over an
+ * interval) reads a row. */
+struct rowval site_value(const struct report *r, const struct rep_thread *t,
+			 const struct rf_site *s, int e);
+/* Adds a row's value to a sum (calls: the row's, for the mean). */
+void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls);
+
 enum scope { SC_ALL, SC_PROCESS, SC_THREAD };
 
 /* One line of output: a region, or one call-site stack of it, in a scope. */

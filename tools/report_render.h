@@ -13,13 +13,28 @@
 
 /* ---- numbers for people ---- */
 
-enum how { H_COUNT, H_TIME, H_EXACT };
+enum how { H_COUNT, H_TIME, H_EXACT, H_PLAIN };
 
-/* Three significant digits and a unit ("12.3 ms", "1.23 G", "456 k"), or
- * H_EXACT with thousands separators ("12,772"). b: at least 32 bytes. */
+/* Three significant digits and a unit ("12.3 ms", "1.23 G", "456 k"),
+ * H_EXACT with thousands separators ("12,772"), or H_PLAIN the digits
+ * alone ("12772"). b: at least 32 bytes. */
 char *fmt_num(char *b, uint64_t v, enum how how);
 /* How event e (of the model; -1: wall time) is shown. */
 enum how how_of(const struct model *m, int e);
+/* v of sum s, marked '*' when estimated (or with --raw, measured only part
+ * of the time); "n/a" without a value ("n/a*": never counted). b: at
+ * least 40 bytes. */
+const char *est_cell(char *b, const struct sum *s, uint64_t v, enum how how);
+
+/* ---- notes under a file's heading ---- */
+
+/* What calibration takes out of every value (the first calibrated
+ * thread's figures: every thread runs the same marker code), or that the
+ * values are raw; true when values are calibrated. */
+bool note_calibration(FILE *out, const struct report *r);
+/* That n rows were below the markers' own cost, shown as 0 (nothing when
+ * n is 0). */
+void note_below(FILE *out, size_t n);
 
 /* ---- aligned tables ---- */
 
@@ -62,8 +77,9 @@ void render_export(FILE *out, struct model *m);
 void render_folded(FILE *out, struct model *m);
 
 /* pmcshim-report --watch: per-interval changes of a running process's
- * file until it ends; 0, or 2 when the file cannot be read. */
-int run_watch(FILE *out, const char *path, double interval);
+ * file until it ends, as the tables show values (raw: as measured); 0, or
+ * 2 when the file cannot be read. */
+int run_watch(FILE *out, const char *path, double interval, bool raw);
 
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
 int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,

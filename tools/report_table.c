@@ -34,6 +34,10 @@ char *fmt_num(char *b, uint64_t v, enum how how)
 	double x = (double)v;
 	char d[24];
 
+	if (how == H_PLAIN) {
+		snprintf(b, 32, "%" PRIu64, v);
+		return b;
+	}
 	if (how == H_EXACT) {
 		int n = snprintf(d, sizeof(d), "%" PRIu64, v), o = 0;
 
@@ -195,9 +199,7 @@ struct marks {
 	bool est, never;		/* a region value counted part of the time, never */
 };
 
-/* v of sum s, marked '*' when estimated; "n/a" without a value ("n/a*":
- * never counted). b: at least 40 bytes. */
-static const char *est_cell(char *b, const struct sum *s, uint64_t v, enum how how)
+const char *est_cell(char *b, const struct sum *s, uint64_t v, enum how how)
 {
 	if (!s->have)
 		return s->never ? "n/a*" : "n/a";
@@ -263,9 +265,7 @@ static const char *state_note(const struct report *r)
 	return "";
 }
 
-/* What calibration took out of every value (the first calibrated thread's
- * figures: every thread runs the same marker code). */
-static void print_calibration(FILE *out, const struct report *r)
+bool note_calibration(FILE *out, const struct report *r)
 {
 	const struct rep_thread *t = NULL;
 	char b[32];
@@ -276,7 +276,7 @@ static void print_calibration(FILE *out, const struct report *r)
 	if (!t || r->raw) {
 		if (t)
 			fprintf(out, "#   raw: values as measured, the markers' own cost included\n");
-		return;
+		return false;
 	}
 	fprintf(out, "#   calibrated: the markers' own cost taken out, per call");
 	if (r->ns_per_tick > 0)
@@ -285,9 +285,14 @@ static void print_calibration(FILE *out, const struct report *r)
 		if (t->slot[e])
 			fprintf(out, ", %s %" PRIu64, r->ev[e].name, t->calib_in[t->slot[e]]);
 	fprintf(out, " (and per child call in its parent's excl); --raw shows measured values\n");
-	if (r->nbelow)
+	return true;
+}
+
+void note_below(FILE *out, size_t n)
+{
+	if (n)
 		fprintf(out, "#   %zu row%s below the markers' own cost (shorter than their noise): "
-			"shown as 0\n", r->nbelow, r->nbelow == 1 ? "" : "s");
+			"shown as 0\n", n, n == 1 ? "" : "s");
 }
 
 /* One line: each kind of drop the file counts, those it has. */
@@ -313,7 +318,8 @@ static void print_dropped(FILE *out, const struct report *r)
 
 static void print_file_notes(FILE *out, const struct report *r)
 {
-	print_calibration(out, r);
+	if (note_calibration(out, r))
+		note_below(out, r->nbelow);
 	if (r->ticks_per_ns <= 0)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
 			"normally, and this is not the boot it ran on)\n");

@@ -3,11 +3,23 @@
  * region that changed, with its new calls and the growth of each value's
  * inclusive total, until the process is no longer running.
  *
+ * The values are the table's, of what the interval added: each site's
+ * change since the previous read is taken as a site of its own (calls,
+ * child calls, and each value's incl, excl, enabled and running added) and
+ * read with the table's rule (site_value, rep_shown). So the markers' own
+ * cost comes out per call and per child call of the interval, never below
+ * zero (rep_below_calibration counts the changes that would be), and a
+ * value counted only part of the interval is scaled by the interval's own
+ * enabled / running, not the whole run's, and marked '*'. --raw: as
+ * measured.
+ *
  * Each read is a fresh load (rf_open maps the file at its current size, a
- * live file is snapshotted), so a file that grew is seen whole. Sums are
- * kept in raw units per region name id (ids never change in a file) and
- * converted only when printed: the reader's tick rate estimate of a live
- * file moves a little from read to read, and must not look like work. */
+ * live file is snapshotted), so a file that grew is seen whole; the
+ * previous read is kept, to find each site's previous values (a record
+ * stays at its offset: the file only grows). Changes are taken in raw
+ * units and converted only when read: the reader's tick rate estimate of
+ * a live file moves a little from read to read, and must not look like
+ * work. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +27,31 @@
 
 #include "report_render.h"
 
-/* Per region name id: calls and the inclusive total of each value (0:
- * wall ticks, 1 + e: event e); have[1 + e]: some row had event e. */
-struct wsums {
+/* One interval: per region name id that changed, its calls and each
+ * value's sum as the tables make them ([0] wall time, [1 + e] event e). */
+struct interval {
 	size_t nids, nval;
-	uint64_t *calls, *incl;
-	unsigned char *have;
+	uint32_t *line;			/* [id]: its index in calls, UINT32_MAX: none */
+	size_t n, ccap, scap;
+	uint64_t *calls;		/* [line] */
+	struct sum *sums;		/* [line * nval + k] */
+	size_t nbelow;			/* changes below the markers' own cost */
+	struct rf_site *d;		/* one site's change */
 };
 
-static void sums_free(struct wsums *w)
+static void interval_init(struct interval *iv, const struct report *r)
 {
-	free(w->calls), free(w->incl), free(w->have);
-	memset(w, 0, sizeof(*w));
+	memset(iv, 0, sizeof(*iv));
+	iv->nids = r->nname_ids, iv->nval = 1 + r->nev;
+	iv->line = xmalloc(iv->nids * sizeof(*iv->line));
+	memset(iv->line, 0xff, iv->nids * sizeof(*iv->line));
+	iv->d = xmalloc(rf_site_size(1 + RF_EVENTS_MAX));
+}
+
+static void interval_free(struct interval *iv)
+{
+	free(iv->line), free(iv->calls), free(iv->sums), free(iv->d);
+	memset(iv, 0, sizeof(*iv));
 }
 
 /* Sums never wrap: a saturated total is wrong, a wrapped one is absurd. */
@@ -36,50 +61,106 @@ static void sat_add(uint64_t *a, uint64_t b)
 		*a = UINT64_MAX;
 }
 
-static void add_site(struct wsums *w, const struct rep_thread *t, const struct rf_site *s)
+/* Region id's line, started (zeroed) on its first change. */
+static size_t line_of(struct interval *iv, uint32_t id)
 {
-	size_t base = s->region * w->nval;
+	size_t k = iv->n;
 
-	sat_add(&w->calls[s->region], s->calls);
-	sat_add(&w->incl[base], s->v[0].incl), w->have[base] = 1;
-	for (size_t e = 0; e + 1 < w->nval; e++) {
-		if (!t->slot[e])
-			continue;
-		sat_add(&w->incl[base + 1 + e], s->v[t->slot[e]].incl);
-		w->have[base + 1 + e] = 1;
+	if (iv->line[id] != UINT32_MAX)
+		return iv->line[id];
+	iv->calls = grow(iv->calls, &iv->ccap, k + 1, sizeof(*iv->calls));
+	iv->sums = grow(iv->sums, &iv->scap, (k + 1) * iv->nval, sizeof(*iv->sums));
+	iv->calls[k] = 0;
+	memset(&iv->sums[k * iv->nval], 0, iv->nval * sizeof(*iv->sums));
+	iv->line[id] = (uint32_t)k;
+	return iv->n++;
+}
+
+/* What site s added since `was` (its record in the previous read; NULL:
+ * new since), as a site of its own in d. A site's sums only grow: a
+ * difference is never below zero. min and max have no value over an
+ * interval: 0. False when neither its calls nor an inclusive total
+ * changed. */
+static bool site_change(struct rf_site *d, const struct rf_site *s, const struct rf_site *was)
+{
+	static const struct rf_stat none;
+	bool changed;
+
+	memcpy(d, s, sizeof(*d));
+	d->calls = rep_minus(s->calls, was ? was->calls : 0);
+	d->child_calls = rep_minus(s->child_calls, was ? was->child_calls : 0);
+	changed = d->calls != 0;
+	for (uint32_t i = 0; i < s->nvalues; i++) {
+		const struct rf_stat *a = &s->v[i], *b = was ? &was->v[i] : &none;
+
+		d->v[i] = (struct rf_stat){ rep_minus(a->incl, b->incl), rep_minus(a->excl, b->excl),
+					    0, 0, rep_minus(a->enabled, b->enabled),
+					    rep_minus(a->running, b->running) };
+		changed |= d->v[i].incl != 0;
+	}
+	return changed;
+}
+
+/* d, a change of a site of thread t, into its region's line. */
+static void add_change(struct interval *iv, const struct report *r, const struct rep_thread *t,
+		       const struct rf_site *d)
+{
+	size_t k = line_of(iv, d->region);
+
+	sat_add(&iv->calls[k], d->calls);
+	for (int e = -1; e < (int)r->nev; e++) {
+		struct rowval rv = site_value(r, t, d, e);
+
+		sum_add(&iv->sums[k * iv->nval + (size_t)(1 + e)], &rv, d->calls);
+	}
+	iv->nbelow += !r->raw && rep_below_calibration(t, d);
+}
+
+/* The previous read's record of site s: the same offset (bt's row b) and
+ * the same site; NULL when it is new. */
+static const struct rf_site *previous(const struct report *br, const struct rep_thread *bt,
+				      size_t b, uint32_t off, const struct rf_site *s)
+{
+	const struct rf_site *p;
+
+	if (!bt || b >= bt->nrows || bt->rows[b] != off)
+		return NULL;
+	p = rep_site(br, bt, b);
+	return p->region == s->region && p->stack == s->stack && p->nvalues == s->nvalues ?
+	       p : NULL;
+}
+
+/* Thread t's changes, against the same thread in the previous read (bt;
+ * NULL: new since). Both list their rows in file order (the loader's
+ * walk), so one pass pairs them. */
+static void add_thread(struct interval *iv, const struct report *r, const struct rep_thread *t,
+		       const struct report *br, const struct rep_thread *bt)
+{
+	size_t b = 0;
+
+	for (size_t j = 0; j < t->nrows; j++) {
+		const struct rf_site *s = rep_site(r, t, j);
+
+		while (bt && b < bt->nrows && bt->rows[b] < t->rows[j])
+			b++;
+		if (site_change(iv->d, s, previous(br, bt, b, t->rows[j], s)))
+			add_change(iv, r, t, iv->d);
 	}
 }
 
-static void sums_of(const struct report *r, struct wsums *w)
+/* Every change from `before` to r; threads are in index order in both. */
+static void add_changes(struct interval *iv, const struct report *r, const struct report *before)
 {
-	w->nids = r->nname_ids, w->nval = 1 + r->nev;
-	w->calls = xcalloc(w->nids, sizeof(*w->calls));
-	w->incl = xcalloc(w->nids * w->nval, sizeof(*w->incl));
-	w->have = xcalloc(w->nids * w->nval, 1);
-	for (size_t i = 0; i < r->nthreads; i++)
-		for (size_t j = 0; j < r->threads[i].nrows; j++)
-			add_site(w, &r->threads[i], rep_site(r, &r->threads[i], j));
-}
+	size_t b = 0;
 
-/* Value k of region id in w, 0 when w did not have the region yet. */
-static uint64_t incl_at(const struct wsums *w, size_t id, size_t k)
-{
-	return id < w->nids ? w->incl[id * w->nval + k] : 0;
-}
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct rep_thread *t = &r->threads[i];
 
-static uint64_t calls_at(const struct wsums *w, size_t id)
-{
-	return id < w->nids ? w->calls[id] : 0;
-}
-
-static bool changed(const struct wsums *now, const struct wsums *before, size_t id)
-{
-	if (calls_at(now, id) != calls_at(before, id))
-		return true;
-	for (size_t k = 0; k < now->nval; k++)
-		if (incl_at(now, id, k) != incl_at(before, id, k))
-			return true;
-	return false;
+		while (b < before->nthreads && before->threads[b].index < t->index)
+			b++;
+		add_thread(iv, r, t, before, b < before->nthreads &&
+			   before->threads[b].index == t->index ? &before->threads[b] : NULL);
+	}
 }
 
 /* ---- printing ---------------------------------------------------------------- */
@@ -90,6 +171,7 @@ static void print_head(FILE *out, const struct report *r, size_t namew)
 {
 	fprintf(out, "# watching %s: %s (pid %" PRIu64 "), %s\n", r->path, r->executable, r->pid,
 		r->state_text);
+	note_calibration(out, r);
 	fprintf(out, "# per interval: calls and inclusive totals added to each region that "
 		"changed\n");
 	fprintf(out, "#%10s  %-*s  %*s  %*s", "time", (int)namew, "region", WCOL, "calls", WCOL,
@@ -99,41 +181,59 @@ static void print_head(FILE *out, const struct report *r, size_t namew)
 	fputs("\n", out);
 }
 
-static void print_delta(FILE *out, uint64_t now, uint64_t before)
+/* A sum's change as the tables mark it: "+12772", "+12772*" (estimated),
+ * "n/a", "n/a*" (never counted in the interval). */
+static void print_value(FILE *out, const struct sum *s)
 {
-	char b[32];
+	char b[40], c[48];
 
-	if (now >= before)
-		snprintf(b, sizeof(b), "+%" PRIu64, now - before);
-	else
-		snprintf(b, sizeof(b), "-%" PRIu64, before - now);
-	fprintf(out, "  %*s", WCOL, b);
+	snprintf(c, sizeof(c), "%s%s", s->have ? "+" : "", est_cell(b, s, s->incl, H_PLAIN));
+	fprintf(out, "  %*s", WCOL, c);
 }
 
-static void print_line(FILE *out, const struct report *r, const struct wsums *now,
-		       const struct wsums *before, size_t id, double t, size_t namew)
+/* Region id's line; true when a value of it is marked ('*', "n/a*"). */
+static bool print_line(FILE *out, const struct report *r, const struct interval *iv,
+		       size_t id, double t, size_t namew)
 {
-	fprintf(out, " %10.3f  %-*s", t, (int)namew, r->names[id]);
-	print_delta(out, calls_at(now, id), calls_at(before, id));
-	if (r->ticks_per_ns > 0 && incl_at(now, id, 0) >= incl_at(before, id, 0))
-		print_delta(out, rep_ns(r, incl_at(now, id, 0) - incl_at(before, id, 0)), 0);
-	else
-		fprintf(out, "  %*s", WCOL, "n/a");
-	for (size_t k = 1; k < now->nval; k++) {
-		if (now->have[id * now->nval + k])
-			print_delta(out, incl_at(now, id, k), incl_at(before, id, k));
-		else
-			fprintf(out, "  %*s", WCOL, "n/a");
+	const struct sum *s = &iv->sums[iv->line[id] * iv->nval];
+	bool marked = false;
+	char c[32];
+
+	snprintf(c, sizeof(c), "+%" PRIu64, iv->calls[iv->line[id]]);
+	fprintf(out, " %10.3f  %-*s  %*s", t, (int)namew, r->names[id], WCOL, c);
+	for (size_t k = 0; k < iv->nval; k++) {
+		print_value(out, &s[k]);
+		marked |= s[k].have ? s[k].mux > 0 : s[k].never > 0;
 	}
 	fputs("\n", out);
+	return marked;
 }
 
-static void print_block(FILE *out, const struct report *r, const struct wsums *now,
-			const struct wsums *before, double t, size_t namew)
+/* What '*' means, once: the first time a value is marked. */
+static void print_legend(FILE *out, const struct report *r)
 {
-	for (size_t id = 0; id < now->nids; id++)
-		if (r->names[id] && changed(now, before, id))
-			print_line(out, r, now, before, id, t, namew);
+	if (r->raw)
+		fprintf(out, "# * multiplexed: counted only part of the interval; shown as measured "
+			"(--raw), short of the whole; without --raw, the scaled estimate\n");
+	else
+		fprintf(out, "# * estimated: counted only part of the interval (multiplexed); shown "
+			"is the interval's value x enabled / running, then calibrated; n/a*: never "
+			"counted in it; --raw shows measured values\n");
+}
+
+/* The interval's lines, in region id order, and its notes; *legend: the
+ * legend was printed. */
+static void print_block(FILE *out, const struct report *r, const struct interval *iv, double t,
+			size_t namew, bool *legend)
+{
+	bool marked = false;
+
+	for (size_t id = 0; id < iv->nids; id++)
+		if (r->names[id] && iv->line[id] != UINT32_MAX)
+			marked |= print_line(out, r, iv, id, t, namew);
+	note_below(out, iv->nbelow);
+	if (marked && !*legend)
+		print_legend(out, r), *legend = true;
 	fflush(out);
 }
 
@@ -165,53 +265,72 @@ static size_t name_width(const struct report *r)
 	return w > 40 ? 40 : w;
 }
 
+/* The file, its values shown raw or not. */
+static struct report *load(const char *path, bool raw, char *why, size_t whylen)
+{
+	struct report *r = report_load_file(path, why, whylen);
+
+	if (r)
+		r->raw = raw;
+	return r;
+}
+
 /* The file again. One that fails to load while its process writes it is
  * tried again a few times: a reader should never meet a reference to a
  * record not yet done, but a watch should not end on the first surprise. */
-static struct report *reload(const char *path, double interval, char *why, size_t whylen)
+static struct report *reload(const char *path, bool raw, double interval, char *why,
+			     size_t whylen)
 {
 	struct report *r = NULL;
 
 	for (int tries = 0; !r && tries < 3; tries++) {
 		if (tries)
 			pause_for(interval);
-		r = report_load_file(path, why, whylen);
+		r = load(path, raw, why, whylen);
 	}
 	return r;
 }
 
-int run_watch(FILE *out, const char *path, double interval)
+/* What `before` to r added, printed at t seconds. */
+static void print_interval(FILE *out, const struct report *r, const struct report *before,
+			   double t, size_t namew, bool *legend)
+{
+	struct interval iv;
+
+	interval_init(&iv, r);
+	add_changes(&iv, r, before);
+	print_block(out, r, &iv, t, namew, legend);
+	interval_free(&iv);
+}
+
+int run_watch(FILE *out, const char *path, double interval, bool raw)
 {
 	char why[600];
-	struct report *r = report_load_file(path, why, sizeof(why));
-	struct wsums before = { 0 }, now = { 0 };
+	struct report *before = load(path, raw, why, sizeof(why)), *r;
 	double start = mono_s();
+	bool legend = false;
 	size_t namew;
 
-	if (!r) {
+	if (!before) {
 		fprintf(stderr, PROG ": %s: %s\n", path, why);
 		return 2;
 	}
-	namew = name_width(r);
-	print_head(out, r, namew);
+	namew = name_width(before);
+	print_head(out, before, namew);
 	fflush(out);
-	sums_of(r, &before);
-	while (r->live) {
+	while (before->live) {
 		pause_for(interval);
-		report_free(r);
-		if (!(r = reload(path, interval, why, sizeof(why)))) {
+		if (!(r = reload(path, raw, interval, why, sizeof(why)))) {
 			fprintf(stderr, PROG ": %s: %s\n", path, why);
-			sums_free(&before);
+			report_free(before);
 			return 2;
 		}
-		sums_of(r, &now);
-		print_block(out, r, &now, &before, mono_s() - start, namew);
-		sums_free(&before);
-		before = now;
+		print_interval(out, r, before, mono_s() - start, namew, &legend);
+		report_free(before);
+		before = r;
 	}
-	fprintf(out, "# %s: %s (pid %" PRIu64 "), %s\n", r->path, r->executable, r->pid,
-		r->state_text);
-	sums_free(&before);
-	report_free(r);
+	fprintf(out, "# %s: %s (pid %" PRIu64 "), %s\n", before->path, before->executable,
+		before->pid, before->state_text);
+	report_free(before);
 	return 0;
 }

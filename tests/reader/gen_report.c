@@ -4,8 +4,11 @@
  *
  *   gen_report [OPTIONS] OUT           a new file
  *   gen_report --append FILE           what a running process adds next:
- *                                      the first site gets 10 more calls,
- *                                      a new region "late" gets a site
+ *                                      the first site gets 10 more calls
+ *                                      (4 of their children; in a thread
+ *                                      with coverage, counted a quarter of
+ *                                      their time), a new region "late"
+ *                                      gets a site (5 calls, no wall time)
  *   gen_report --exit FILE             the process exits: end fields, then
  *                                      state RF_EXITED (release)
  *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
@@ -568,12 +571,17 @@ static void append(const char *path)
 	live_grow(&L, tail + 4096);
 	h = (void *)L.map;
 	live_scan(&L);
-	/* the first site: ten more calls, 2000 ticks, 1000 of every event */
+	/* the first site: ten more calls with 4 children, 2000 ticks, 1000 of
+	 * every event; a thread with coverage: 1 ms enabled a call, 250 us of
+	 * it running (so far its sites ran more: the interval has its own) */
 	seq = rf_site_write_begin(L.first);
-	L.first->calls += 10;
-	L.first->v[0].incl += 2000;
-	for (uint32_t i = 1; i < L.first->nvalues; i++)
+	L.first->calls += 10, L.first->child_calls += 4;
+	L.first->v[0].incl += 2000, L.first->v[0].excl += 2000;
+	for (uint32_t i = 1; i < L.first->nvalues; i++) {
 		L.first->v[i].incl += 1000, L.first->v[i].excl += 1000;
+		if (L.t0->coverage)
+			L.first->v[i].enabled += 10000000, L.first->v[i].running += 2500000;
+	}
 	rf_site_write_end(L.first, seq);
 	n = live_add(&L, &tail, rf_align(offsetof(struct rf_name, text) + 5), RF_NAME);
 	n->id = L.max_name + 1, n->len = 4;

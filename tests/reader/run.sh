@@ -7,8 +7,9 @@
 #   aggregates checked against the raw rows of the JSON export), each
 #   process state, files with a record not done or a site mid-update, merge
 #   of two processes, diff, malformed files (one clear line and exit 2
-#   each), bad usage, a live file and --watch on it, and --stacks on a
-#   program built here with -g.
+#   each), bad usage, a live file and --watch on it (calibrated and scaled
+#   as the table is, and --raw), and --stacks on a program built here with
+#   -g.
 #
 #   sh tests/reader/run.sh            run
 #   sh tests/reader/run.sh --update   rewrite golden/ from this build (review
@@ -409,6 +410,21 @@ wait_for() {
 	grep -q "$2" "$1" 2>/dev/null
 }
 
+# watch_bg OUT ARGS...: pmcshim-report --watch=0.1 ARGS in the background,
+# its output then "exit STATUS" in $tmp/OUT; its pid in W.
+watch_bg() {
+	out=$1
+	shift
+	(cd "$IN" && "$R" --watch=0.1 "$@" >"$tmp/$out" 2>&1; echo "exit $?" >>"$tmp/$out") &
+	W=$!
+}
+
+# watch_line OUT REGION: REGION's interval line in $tmp/OUT, without its
+# time.
+watch_line() {
+	awk -v r="$2" '$2 == r { $1 = ""; print substr($0, 2) }' "$tmp/$1"
+}
+
 sleep 600 &
 P=$!
 gen live.pmc --pid $P
@@ -419,8 +435,7 @@ if command -v jq >/dev/null 2>&1; then
 	expect live-json "$(cd "$IN" && "$R" --format json live.pmc | jq -c '[.process.state, .process.live, .threads[0].state]')" \
 		'["running",true,"running"]'
 fi
-(cd "$IN" && "$R" --watch=0.1 live.pmc >"$tmp/watch" 2>&1; echo "exit $?" >>"$tmp/watch") &
-W=$!
+watch_bg watch live.pmc
 if wait_for "$tmp/watch" "^# per interval"; then
 	"$GEN" --append "$IN/live.pmc"
 	wait_for "$tmp/watch" "^ *[0-9.]*  late "
@@ -442,8 +457,7 @@ then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat 
 sleep 600 &
 P=$!
 gen live2.pmc --pid $P
-(cd "$IN" && "$R" --watch=0.1 live2.pmc >"$tmp/watch2" 2>&1; echo "exit $?" >>"$tmp/watch2") &
-W=$!
+watch_bg watch2 live2.pmc
 if wait_for "$tmp/watch2" "^# per interval"; then
 	"$GEN" --append "$IN/live2.pmc"
 	wait_for "$tmp/watch2" "^ *[0-9.]*  late "
@@ -456,6 +470,75 @@ if grep -q "^ *$num  late *+5 " "$tmp/watch2" &&
    grep -q "^# live2.pmc: app (pid $P), exited\$" "$tmp/watch2" &&
    [ "$(tail -1 "$tmp/watch2")" = "exit 0" ]
 then ok watch-until-exit; else fail watch-until-exit "$(cat "$tmp/watch2")"; fi
+
+# --watch shows values as the table does, of what the interval added. A
+# live file with the markers' own cost (2 per call and 1 per child call
+# for each event, 5 ns wall per call) in multiplexed threads (so far each
+# event counted half its regions' time); the append's 10 calls of solve
+# were counted a quarter of theirs. By default solve's 1000 of each event
+# is scaled by the interval's own enabled / running (x4; the whole file's
+# x2 would give 1980), then 2 per call comes out: +3980, marked '*'; late
+# (5 calls, counted in full) 500 less 10: +490; late has no wall time,
+# below its calls' cost: +0, and one note. --raw: as measured, still
+# marked, no note; its wall time keeps the 10 calls' 100 ticks.
+sleep 600 &
+P=$!
+gen live3.pmc --pid $P --calibrated --multiplexed
+watch_bg watch3 live3.pmc
+W3=$W
+watch_bg watch3-raw --raw live3.pmc
+if wait_for "$tmp/watch3" "^# per interval" && wait_for "$tmp/watch3-raw" "^# per interval"; then
+	"$GEN" --append "$IN/live3.pmc"
+	wait_for "$tmp/watch3" "^ *[0-9.]*  late "
+	wait_for "$tmp/watch3-raw" "^ *[0-9.]*  late "
+	kill $P
+	wait $P 2>/dev/null
+	wait_for "$tmp/watch3" "^exit "
+	wait_for "$tmp/watch3-raw" "^exit "
+fi
+kill $P $W3 $W 2>/dev/null
+wait $W3 $W 2>/dev/null
+expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $4, $5, $6 }')" \
+	"+10 +3980* +3980* n/a"
+expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 +490 +490 n/a"
+expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, instructions 2, cycles 2 ' "$tmp/watch3")" \
+	"1 1 1"
+expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $4, $5, $6 }')" \
+	"+10 +1000* +1000* n/a"
+expect watch-raw-late "$(watch_line watch3-raw late)" "late +5 +0 +500 +500 n/a"
+expect watch-raw-notes "$(grep -c 'below the markers' "$tmp/watch3-raw") $(grep -c '^# \* multiplexed: ' "$tmp/watch3-raw") $(grep -c '^#   raw: values as measured' "$tmp/watch3-raw")" \
+	"0 1 1"
+expect watch-ends "$(tail -1 "$tmp/watch3") $(tail -1 "$tmp/watch3-raw")" "exit 0 exit 0"
+# solve's wall time: 2000 ticks measured, 1900 calibrated (each watch has
+# its own estimate of the tick rate, alike to far better than 1%)
+expect watch-calibrated-wall "$(printf '%s %s\n' "$(watch_line watch3 solve | awk '{ print $3 }')" \
+	"$(watch_line watch3-raw solve | awk '{ print $3 }')" |
+	awk '{ r = $1 / $2; print (r > 0.93 && r < 0.97) ? "0.95" : r }')" 0.95
+
+# One rule: without multiplexing, what the watch says an interval added
+# is what the table's calibrated totals grew by (1000 less 2 per call).
+sleep 600 &
+P=$!
+gen live4.pmc --pid $P --calibrated
+(cd "$IN" && "$R" --format csv live4.pmc) >"$tmp/l4-before.csv"
+watch_bg watch4 live4.pmc
+if wait_for "$tmp/watch4" "^# per interval"; then
+	"$GEN" --append "$IN/live4.pmc"
+	wait_for "$tmp/watch4" "^ *[0-9.]*  late "
+	(cd "$IN" && "$R" --format csv live4.pmc) >"$tmp/l4-after.csv"
+	kill $P
+	wait $P 2>/dev/null
+	wait_for "$tmp/watch4" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $W 2>/dev/null
+col=4 # (the line's fields: region calls wall instructions cycles ...)
+for ev in instructions cycles; do
+	expect "watch-is-the-table-change: $ev" "$(watch_line watch4 solve | awk -v c=$col '{ print $c }')" \
+		"+$(($(field "$tmp/l4-after.csv" solve "${ev}_incl") - $(field "$tmp/l4-before.csv" solve "${ev}_incl")))"
+	col=$((col + 1))
+done
+expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $4 }')" "+980"
 
 # The snapshot of a file being written: every copy loads, no site is torn.
 if [ -x "$B/tests/reader/test_snapshot" ]; then
