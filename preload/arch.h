@@ -57,13 +57,15 @@ static inline void arch_barrier(void)
 	__asm__ __volatile__("isb" ::: "memory");
 }
 
-/* Indices follow the arm64 perf driver: 32 is the cycle counter,
- * 0..30 the event counters. The register must be named at compile time,
- * so the read branches into a table of 32 slots ("mrs; b"): five
- * instructions and no call, where a table of functions made
- * the marker a non-leaf (saved registers, a return) and a switch costs
- * twice as many. Built with branch protection, each slot starts with
- * "bti j" so the branch stays legal (and slots are 16 bytes). */
+/* idx is the page's index minus one, as the arm64 perf driver numbers
+ * counters: 0..30 the event counters, 31 the cycle counter (the page's
+ * 32); masked to the table, so no index can branch outside it. The
+ * register must be named at compile time, so the read branches into a
+ * table of 32 slots ("mrs; b"): five instructions and no call, where a
+ * table of functions made the marker a non-leaf (saved registers, a
+ * return) and a switch costs twice as many. Built with branch
+ * protection, each slot starts with "bti j" so the branch stays legal
+ * (and slots are 16 bytes). */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 #define ARCH_SLOT(reg) "bti j\n\tmrs %0, " reg "\n\tb 2f\n\tnop\n\t"
 #define ARCH_SLOT_SHIFT "4"

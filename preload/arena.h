@@ -18,8 +18,8 @@ void *arena_alloc(struct arena *a, size_t size);
 /* Unmap every chunk. */
 void arena_release(struct arena *a);
 
-/* Zeroed pages of their own, for what is replaced as it grows (bytes: a
- * multiple of the page size); huge pages for a multiple of 2 MiB where the
+/* Zeroed pages of their own, for large index tables and an arena's grown
+ * chunks (bytes: a multiple of the page size); huge pages for a multiple of 2 MiB where the
  * kernel allows, else populated at once, one call costing less than a
  * fault per page. NULL when the system has no memory left. */
 void *arena_pages(size_t bytes);

@@ -8,6 +8,7 @@
 
 #include "../include/pmcshim.h"
 #include "calibrate.h"
+#include "guard.h"
 #include "mapfile.h"
 #include "names.h"
 
@@ -62,10 +63,15 @@ int calibrate_run(uint32_t thread, struct calibration *out)
 	pmcshim_api_ = pmcshim_api(PMCSHIM_API_VERSION);
 	if (!pmcshim_api_)
 		return -1;
-	/* the application's names limit is not spent on these */
+	/* the application's names limit is not spent on these; the names
+	 * lock is taken inside the guard, as everywhere (a marker in a signal
+	 * handler must not wait on it) */
+	if (!guard_enter())
+		return -1;
 	e_id = names_intern_own(EMPTY);
 	p_id = names_intern_own(PARENT);
 	c_id = names_intern_own(CHILD);
+	guard_leave();
 	for (int i = 0; i < REPS; i++) {
 		empty_pair();
 		parent_pair();

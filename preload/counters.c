@@ -318,11 +318,6 @@ void counters_read_slow(struct counters *c, uint64_t *vals)
 {
 	int k = 0;
 
-	if (c->ngroups == 0) {
-		memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
-		return;
-	}
-
 	while (c->all_user && k < c->nopen &&
 	       selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))
 		k++;
@@ -331,11 +326,14 @@ void counters_read_slow(struct counters *c, uint64_t *vals)
 }
 
 /* A marker's read of every group: after one failure the counters are
- * broken for good (the exit path may look at that from another thread). */
+ * broken for good (the exit path may look at that from another thread).
+ * No group (closed, or disabled in a fork child) is a failure too: the
+ * caller then fills the marker's values with zeros. */
 static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const uint64_t *buf),
 		       struct totals *t)
 {
-	if (!__atomic_load_n(&c->broken, __ATOMIC_RELAXED) && read_groups(c, fn, t) == 0)
+	if (c->ngroups && !__atomic_load_n(&c->broken, __ATOMIC_RELAXED) &&
+	    read_groups(c, fn, t) == 0)
 		return 0;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 	return -1;
@@ -346,7 +344,7 @@ void counters_read_group(struct counters *c, uint64_t *vals)
 	struct totals t = { c, vals, NULL, NULL };
 
 	if (marker_read(c, take_compact, &t) != 0)
-		memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
+		memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
 }
 
 void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
@@ -356,9 +354,9 @@ void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 
 	if (marker_read(c, take_timed, &t) == 0)
 		return;
-	memset(vals, 0, (size_t)c->nopen * sizeof(*vals));
-	memset(enabled, 0, (size_t)c->nopen * sizeof(*enabled));
-	memset(running, 0, (size_t)c->nopen * sizeof(*running));
+	memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
+	memset(enabled, 0, (size_t)c->nvalues * sizeof(*enabled));
+	memset(running, 0, (size_t)c->nvalues * sizeof(*running));
 }
 
 int counters_read_totals(struct counters *c, uint64_t *vals,

@@ -1,5 +1,7 @@
 /* Unbalanced markers: counted per thread in RF_ERROR records of the report
  * file, and announced once per kind per process on stderr. */
+#include <errno.h>
+
 #include "log.h"
 #include "mapfile.h"
 #include "names.h"
@@ -61,6 +63,7 @@ static struct region_error *error_new(struct region_state *rs, enum rf_error_kin
 void regions_record_error(struct region_state *rs, enum rf_error_kind kind,
 			  uint32_t region, uint32_t open, uint64_t count)
 {
+	int saved = errno;
 	struct region_error *e;
 
 	for (e = rs->errors; e; e = e->next)
@@ -71,4 +74,5 @@ void regions_record_error(struct region_state *rs, enum rf_error_kind kind,
 	if (e)
 		__atomic_add_fetch(&e->rec->count, count, __ATOMIC_RELAXED);
 	warn_once(kind, region, open);
+	errno = saved;
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "clock.h"
+#include "guard.h"
 #include "mapfile.h"
 #include "modules.h"
 #include "names.h"
@@ -12,9 +13,13 @@
 #include "threads.h"
 
 static void (*child_hook)(int recording);
+/* The forking thread holds the guard while it holds the locks: a marker
+ * in a signal handler then is dropped instead of waiting on them. */
+static __thread int guarded;
 
 static void prepare(void)
 {
+	guarded = guard_enter();
 	threads_lock_registry();
 	names_lock();
 	stacks_lock();
@@ -29,6 +34,8 @@ static void parent(void)
 	stacks_unlock();
 	names_unlock();
 	threads_unlock_registry();
+	if (guarded)
+		guard_leave();
 }
 
 static void child(void)

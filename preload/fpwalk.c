@@ -3,6 +3,7 @@
  * x30). */
 #include "fpwalk.h"
 
+#include <errno.h>
 #include <pthread.h>
 
 #include "codemap.h"
@@ -21,19 +22,21 @@ void fpwalk_init(void)
 
 void fpwalk_thread_init(void)
 {
+	int saved = errno;	/* a marker's first walk on a thread comes here */
 	pthread_attr_t a;
 	void *addr;
 	size_t size;
 
 	stack_lo = UINTPTR_MAX;
 	stack_hi = 1;
-	if (pthread_getattr_np(pthread_self(), &a) != 0)
-		return;
-	if (pthread_attr_getstack(&a, &addr, &size) == 0) {
-		stack_lo = (uintptr_t)addr;
-		stack_hi = (uintptr_t)addr + size;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+			stack_lo = (uintptr_t)addr;
+			stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&a);
 	}
-	pthread_attr_destroy(&a);
+	errno = saved;
 }
 
 /* The sanitizers would check these loads against other frames' shadow;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Walk from the frame record at start (a frame of the shim's, on the way
- * from the marker; 0: the calling function's own): the shim's frames
+ * from the marker; 0: fpwalk_capture's own): the shim's frames
  * (return addresses in [shim_lo, shim_hi)) up to the one returning to
  * caller, then
  * up to depth frames above the call site. Fills pcs[0] = caller, then the

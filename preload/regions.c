@@ -1,6 +1,7 @@
 /* Region begin/end on the calling thread. The warm path takes no lock,
  * makes no syscall (when counters are user-readable) and allocates
  * nothing: a cached site, a frame in a preallocated array, a few adds. */
+#include <errno.h>
 #include <string.h>
 
 #include "regions.h"
@@ -155,12 +156,14 @@ static __attribute__((noinline)) struct site *site_slow(struct region_state *rs,
 {
 	uint64_t hash = index_hash(key, len);
 	struct site *s = index_find(&rs->sites, hash, key, len, same_key);
+	int saved = errno;
 
 	if (s)
 		return s;
 	s = site_new(rs, key, len);
-	if (!s || index_add(&rs->sites, &rs->arena, hash, s) != 0)
-		return NULL;
+	if (s && index_add(&rs->sites, &rs->arena, hash, s) != 0)
+		s = NULL;
+	errno = saved;
 	return s;
 }
 
@@ -209,17 +212,21 @@ static struct site *site_at_call(struct region_state *rs, uint32_t id, uintptr_t
 	return s;
 }
 
-/* Grow a zero-filled array to more than `need` items (doubling; the old
- * copy stays in the arena until the thread ends). */
+/* Grow a zero-filled array to more than `need` items, at most limit
+ * (doubling; the old copy stays in the arena until the thread ends). */
 static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item,
 		       uint32_t need, uint32_t limit)
 {
 	uint32_t n = *cap ? *cap : 32;
 	char *p;
 
+	if (need >= limit)	/* ids come from the application: 2^31 must not loop */
+		return -1;
 	while (n <= need)
 		n *= 2;
-	if (n > limit || !(p = arena_alloc(a, n * item)))
+	if (n > limit)
+		n = limit;
+	if (!(p = arena_alloc(a, n * item)))
 		return -1;
 	if (*cap)
 		memcpy(p, *array, *cap * item);
@@ -235,7 +242,7 @@ static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item
 static int grow_frames(struct region_state *rs)
 {
 	return grow_zeroed(&rs->arena, (void **)&rs->frames, &rs->frames_cap,
-			   sizeof(struct frame), rs->nframes + 1, FRAMES_MAX);
+			   sizeof(struct frame), rs->nframes + 1, FRAMES_MAX + 1);
 }
 
 /* The k-th open region, from the outermost (0). */
@@ -271,16 +278,26 @@ static __attribute__((noinline)) struct site *site_of_stack(struct region_state 
 	return site_lookup(rs, key, (size_t)n + 1);
 }
 
+/* No room for one more frame or for region id's activation count yet
+ * (or begins are being dropped): make_room must run first. */
+static inline int short_of_room(const struct region_state *rs, uint32_t id)
+{
+	return rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->active_cap;
+}
+
 /* Room for one more frame and for region id's activation count; 0 when
  * there is none (the begin is dropped). */
 static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t id)
 {
+	int saved = errno, ok = 1;
+
 	if (rs->overflow || (rs->nframes + 1 >= rs->frames_cap && grow_frames(rs)) ||
 	    (id >= rs->active_cap && grow_active(rs, id))) {
 		begin_dropped(rs, id);
-		return 0;
+		ok = 0;
 	}
-	return 1;
+	errno = saved;
+	return ok;
 }
 
 static inline struct frame *push(struct region_state *rs, struct site *s, uint32_t id)
@@ -295,8 +312,12 @@ static inline struct frame *push(struct region_state *rs, struct site *s, uint32
 	return f;
 }
 
-/* The slow paths below run inside the guard and leave it: the warm
- * paths end in a tail call to them, and so need no stack frame. */
+/* begin_slow, begin_read_slow and end_slow run inside the guard and
+ * leave it: the warm paths end in a tail call to them, and so need no
+ * stack frame. What in them can make a system call keeps the
+ * application's errno: growth (make_room), a new site (site_slow), the
+ * stack walk's first look at its thread and libunwind (stacks.c),
+ * errors (errors.c), read() (counters.c). */
 
 /* A begin off the warm path: growth, a site not in its cache slot, a
  * stack to walk, or a read other than the plain one. */
@@ -306,8 +327,7 @@ static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct
 	struct site *s;
 	struct frame *f;
 
-	if ((rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->active_cap) &&
-	    !make_room(rs, id))
+	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
 	s = rs->depth ? site_of_stack(rs, id, caller, (uintptr_t)__builtin_frame_address(0))
@@ -346,8 +366,7 @@ static inline __attribute__((always_inline)) void begin_guarded(struct region_st
 	struct site *s;
 	struct frame *f;
 
-	if (unlikely(rs->depth || rs->overflow || rs->nframes + 1 >= rs->frames_cap ||
-		     id >= rs->active_cap || !(s = site_cached(rs, id, caller)))) {
+	if (unlikely(rs->depth || short_of_room(rs, id) || !(s = site_cached(rs, id, caller)))) {
 		begin_slow(rs, c, id, caller);
 		return;
 	}
@@ -376,11 +395,15 @@ static inline uint32_t name_id(struct region_state *rs, const char *name)
 	uintptr_t p = (uintptr_t)name;
 	struct name_slot *e = &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
 
+	int saved;
+
 	if (name && likely(e->ptr == name) &&
 	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0)
 		return e->id;
+	saved = errno;
 	e->id = names_intern(name, &e->interned);
 	e->ptr = e->id ? name : NULL;
+	errno = saved;
 	return e->id;
 }
 

@@ -62,7 +62,8 @@ struct region_state {
 	int depth;			/* frames above the call site */
 	struct frame *frames;		/* [0] the root, [1..nframes] open */
 	uint32_t nframes, frames_cap;
-	uint32_t overflow;		/* begins dropped for depth */
+	uint32_t overflow;		/* open begins that were dropped (too deep,
+					 * no memory): their ends are dropped too */
 	uint64_t reentrant;		/* markers dropped while busy (atomic) */
 	uint32_t *active;		/* open activations per region id */
 	uint32_t active_cap;

@@ -5,6 +5,7 @@
  * backtrace() calls. */
 #include "stacks.h"
 
+#include <errno.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -169,7 +170,7 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
  * broken one, and libunwind can. */
 int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs)
 {
-	int n;
+	int n, saved;
 
 	pcs[0] = caller;
 	last_method = STACKS_NONE;
@@ -183,7 +184,9 @@ int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs)
 		}
 		pcs[0] = caller;
 	}
+	saved = errno;		/* libunwind may probe memory with syscalls */
 	n = unwind_capture(caller, depth, pcs);
+	errno = saved;
 	last_method = n > 1 ? STACKS_UNWIND : STACKS_NONE;
 	return n;
 }

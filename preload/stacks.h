@@ -33,7 +33,7 @@ int stacks_init(char *why, size_t whylen);
  * application) and up to depth frames above it. Returns the count (>= 1).
  * Must be called from the marker's own call chain (its frames are
  * skipped by address); start: the frame record of one of them, where
- * the frame-pointer walk may begin (0: stacks_capture's own). */
+ * the frame-pointer walk may begin (0: the walk's own frame). */
 int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs);
 
 /* How the calling thread's last capture got its stack: STACKS_NONE (the

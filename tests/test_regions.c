@@ -174,6 +174,29 @@ static void test_sites_split_by_call_site(void)
 	CHECK(find(r, 0x500)->stack != find(r, 0x600)->stack, "distinct stacks");
 }
 
+/* FRAMES_MAX regions open at once; the ones above are dropped, each
+ * counted once, and so are their ends. An id no region can have (the API
+ * passes whatever the application gives) is refused, not looped on. */
+static void test_nesting_limit(void)
+{
+	uint32_t r = names_intern("deep", NULL);
+	const uint32_t huge = 0x80000000u;
+
+	fresh();
+	for (int i = 0; i < FRAMES_MAX + 4; i++)
+		regions_begin(&rs, &none, r, 0x900);
+	for (int i = 0; i < FRAMES_MAX + 4; i++)
+		regions_end(&rs, &none, r);
+	CHECK(error_count(RF_ERR_TOO_DEEP, r) == 4, "%llu dropped, want 4",
+	      (unsigned long long)error_count(RF_ERR_TOO_DEEP, r));
+	CHECK(find(r, 0x900) && find(r, 0x900)->calls == FRAMES_MAX, "%llu calls",
+	      find(r, 0x900) ? (unsigned long long)find(r, 0x900)->calls : 0);
+	regions_begin(&rs, &none, huge, 0x900);
+	regions_end(&rs, &none, huge);
+	CHECK(error_count(RF_ERR_TOO_DEEP, huge) == 1 && rs.nframes == 0 && rs.overflow == 0,
+	      "id 2^31: begin dropped and counted, its end too");
+}
+
 /* Markers by run-time name: the per-thread cache is keyed by the pointer
  * but must see a buffer reused with other text. */
 static void test_name_cache(void)
@@ -265,6 +288,7 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
+	RUN(test_nesting_limit);
 	RUN(test_many_names_and_sites);
 	RUN(test_names_limit);
 	unlink(mapfile_path());
