@@ -94,14 +94,15 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	}
 	pcs[0] = caller;
 	code = codemap_last;	/* a local copy: no TLS access per frame */
+	if (code.lo < shim_hi && code.hi > shim_lo)
+		code.lo = code.hi = 0;	/* never the shim's: see below */
 	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
 		ra = strip(load(fp + 8));
-		/* the shim never calls back into the application: a return
-		 * into it above the call site is a stale word, a broken chain */
-		if (ra >= shim_lo && ra < shim_hi)
-			break;
 		if (ra < code.lo || ra >= code.hi) {
-			if (!codemap_lookup(ra))
+			/* the shim never calls back into the application: a
+			 * return into it above the call site is a stale word, a
+			 * broken chain (and code never holds the shim's range) */
+			if ((ra >= shim_lo && ra < shim_hi) || !codemap_lookup(ra))
 				break;
 			code = codemap_last;
 		}
