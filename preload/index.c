@@ -96,9 +96,16 @@ static int grow(struct index *ix, struct arena *arena)
 	return 0;
 }
 
+int index_reserve(struct index *ix, struct arena *arena)
+{
+	if (!ix->slots || (ix->count + 1) * 2 > ix->mask + 1)
+		return grow(ix, arena);
+	return 0;
+}
+
 int index_add(struct index *ix, struct arena *arena, uint64_t hash, void *item)
 {
-	if ((!ix->slots || (ix->count + 1) * 2 > ix->mask + 1) && grow(ix, arena) != 0)
+	if (index_reserve(ix, arena) != 0)
 		return -1;
 	put(ix, hash, item);
 	ix->count++;

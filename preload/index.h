@@ -49,6 +49,12 @@ void *index_find(const struct index *ix, uint64_t hash, const void *key, size_t 
  * it was). */
 int index_add(struct index *ix, struct arena *arena, uint64_t hash, void *item);
 
+/* Room for one more item now (0, or -1 without memory), so that the
+ * index_add after it cannot fail: callers that make a record in the
+ * report file for the item reserve first, or a failed add would leave a
+ * record the next look-up does not find, and it would be made again. */
+int index_reserve(struct index *ix, struct arena *arena);
+
 /* Unmap a mapped table (a small one goes with its arena); the index is
  * then empty. */
 void index_release(struct index *ix);

@@ -52,7 +52,7 @@ static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
 {
 	struct rf_name *rec;
 
-	if (count == capacity && grow_index() != 0)
+	if ((count == capacity && grow_index() != 0) || index_reserve(&table, &arena) != 0)
 		return NULL;
 	rec = mapfile_append(RF_NAME, sizeof(*rec) + len + 1);
 	if (!rec)
@@ -61,8 +61,9 @@ static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
 	rec->len = (uint32_t)len;
 	memcpy(rec->text, text, len);
 	mapfile_publish(rec);
-	by_id[count++] = rec;	/* the id is in the file either way */
-	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
+	by_id[count++] = rec;
+	index_add(&table, &arena, hash, rec);	/* reserved: cannot fail */
+	return rec;
 }
 
 /* Past the limit: the marker is dropped and counted; the first time, one

@@ -163,9 +163,8 @@ static __attribute__((noinline)) struct site *site_slow(struct region_state *rs,
 
 	if (s)
 		return s;
-	s = site_new(rs, key, len);
-	if (s && index_add(&rs->sites, &rs->arena, hash, s) != 0)
-		s = NULL;
+	if (index_reserve(&rs->sites, &rs->arena) == 0 && (s = site_new(rs, key, len)))
+		index_add(&rs->sites, &rs->arena, hash, s);	/* reserved: cannot fail */
 	errno = saved;
 	return s;
 }

@@ -203,6 +203,8 @@ static struct rf_stack *add(const uintptr_t *pcs, int n, int method, uint64_t ha
 {
 	struct rf_stack *rec;
 
+	if (index_reserve(&table, &arena) != 0)
+		return NULL;
 	modules_note(pcs, n);
 	rec = mapfile_append(RF_STACK, sizeof(*rec) + (size_t)n * sizeof(rec->pc[0]));
 	if (!rec)
@@ -213,7 +215,8 @@ static struct rf_stack *add(const uintptr_t *pcs, int n, int method, uint64_t ha
 	for (int i = 0; i < n; i++)
 		rec->pc[i] = pcs[i];
 	mapfile_publish(rec);
-	return index_add(&table, &arena, hash, rec) == 0 ? rec : NULL;
+	index_add(&table, &arena, hash, rec);	/* reserved: cannot fail */
+	return rec;
 }
 
 uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
