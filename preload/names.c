@@ -72,10 +72,20 @@ static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
 static int refuse(void)
 {
 	mapfile_drop(RF_DROP_NAMES);
-	if (limit_noticed)
+	if (__atomic_load_n(&limit_noticed, __ATOMIC_RELAXED))
 		return 0;
-	limit_noticed = 1;
+	__atomic_store_n(&limit_noticed, 1, __ATOMIC_RELEASE);
 	return 1;
+}
+
+int names_limit_reached(void)
+{
+	return __atomic_load_n(&limit_noticed, __ATOMIC_ACQUIRE);
+}
+
+void names_drop_refused(void)
+{
+	mapfile_drop(RF_DROP_NAMES);
 }
 
 static uint32_t intern(const char *name, const char **interned, int shims)

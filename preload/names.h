@@ -13,6 +13,12 @@
  * Takes a lock. */
 uint32_t names_intern(const char *name, const char **interned);
 
+/* 1 once a new name was refused for the limit (a name refused then is
+ * refused for the rest of the process: callers may remember it). */
+int names_limit_reached(void);
+/* Count a marker dropped for a name the caller remembers as refused. */
+void names_drop_refused(void);
+
 /* The shim's own names (calibration's), interned before its markers use
  * them: never counted against the limit. */
 uint32_t names_intern_own(const char *name);

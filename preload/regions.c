@@ -49,6 +49,7 @@ void regions_release(struct region_state *rs)
 	rs->errors = NULL;
 	rs->frames_cap = rs->active_cap = rs->nframes = 0;
 	memset(rs->cache, 0, sizeof(rs->cache));
+	memset(rs->names, 0, sizeof(rs->names));	/* refused copies were in the arena */
 }
 
 /* The values now, every way: serialized, with the times of multiplexed
@@ -390,6 +391,36 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	begin_guarded(rs, c, id, caller);
 }
 
+/* A name the names limit refused stays refused: the slot keeps a copy
+ * of its text, so that its later markers are dropped (and counted)
+ * without taking the names lock. Returns the pointer to cache, or NULL. */
+static const char *remember_refused(struct region_state *rs, struct name_slot *e,
+				    const char *name)
+{
+	size_t len;
+
+	if (!name || !names_limit_reached() ||
+	    (!e->refused && !(e->refused = arena_alloc(&rs->arena, NAMES_MAX_LEN + 1))))
+		return NULL;
+	len = strnlen(name, NAMES_MAX_LEN);
+	memcpy(e->refused, name, len);
+	e->refused[len] = '\0';
+	e->interned = e->refused;
+	return name;
+}
+
+/* A name not in its cache slot: look it up (a lock) and cache it. */
+static __attribute__((noinline)) uint32_t name_lookup(struct region_state *rs,
+						      struct name_slot *e, const char *name)
+{
+	int saved = errno;
+
+	e->id = names_intern(name, &e->interned);
+	e->ptr = e->id ? name : remember_refused(rs, e, name);
+	errno = saved;
+	return e->id;
+}
+
 /* The id of a name, through a per-thread cache keyed by the pointer (and
  * checked against the text: the caller may reuse a buffer). */
 static inline uint32_t name_id(struct region_state *rs, const char *name)
@@ -397,16 +428,13 @@ static inline uint32_t name_id(struct region_state *rs, const char *name)
 	uintptr_t p = (uintptr_t)name;
 	struct name_slot *e = &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
 
-	int saved;
-
 	if (name && likely(e->ptr == name) &&
-	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0)
+	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0) {
+		if (unlikely(!e->id))
+			names_drop_refused();
 		return e->id;
-	saved = errno;
-	e->id = names_intern(name, &e->interned);
-	e->ptr = e->id ? name : NULL;
-	errno = saved;
-	return e->id;
+	}
+	return name_lookup(rs, e, name);
 }
 
 /* The guard, then the name's id: 0 (and the guard left) when the marker

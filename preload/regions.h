@@ -48,8 +48,9 @@ struct region_error {
 
 struct name_slot {
 	const char *ptr;		/* the caller's pointer */
-	const char *interned;
-	uint32_t id;
+	const char *interned;		/* its text: stored, or in refused */
+	uint32_t id;			/* 0: refused for the names limit */
+	char *refused;			/* NAMES_MAX_LEN + 1 bytes, once needed */
 };
 
 struct region_state {

@@ -266,6 +266,32 @@ static void test_names_limit(void)
 	CHECK(names_intern("limit-c", NULL) != 0, "a higher limit admits it");
 }
 
+/* Past the limit, a refused name's markers are dropped and counted, from
+ * the thread's name cache after the first; the same buffer holding a
+ * known name again still finds it. */
+static void test_refused_name_cached(void)
+{
+	char buf[32] = "refused-x";
+	uint64_t *dropped = &mapfile_header()->dropped[RF_DROP_NAMES], before;
+	uint32_t alpha = names_intern("alpha", NULL);
+
+	fresh();
+	names_set_limit(1);
+	before = *dropped;
+	for (int k = 0; k < 3; k++) {
+		regions_begin_name(&rs, &none, buf, 0x800);
+		regions_end_name(&rs, &none, buf);
+	}
+	CHECK(*dropped - before == 6, "dropped %llu, want 6", (unsigned long long)(*dropped - before));
+	CHECK(rs.nframes == 0 && rs.overflow == 0, "nothing left open");
+	strcpy(buf, "alpha");
+	regions_begin_name(&rs, &none, buf, 0x800);
+	regions_end_name(&rs, &none, buf);
+	CHECK(find(alpha, 0x800) && find(alpha, 0x800)->calls == 1, "a known name in the same buffer");
+	CHECK(*dropped - before == 6, "no more drops");
+	names_set_limit(CONFIG_DEFAULT_MAX_NAMES);
+}
+
 /* Sites, names and stacks live in a report file: make one. */
 static int make_file(void)
 {
@@ -291,6 +317,7 @@ int main(void)
 	RUN(test_nesting_limit);
 	RUN(test_many_names_and_sites);
 	RUN(test_names_limit);
+	RUN(test_refused_name_cached);
 	unlink(mapfile_path());
 	return t_done("regions");
 }
