@@ -33,26 +33,27 @@ __attribute__((noinline)) static void parent_pair(void)
 	PMCSHIM_END(PARENT);
 }
 
+struct site_key {
+	uint32_t thread, region;
+};
+
+static int is_site(const struct rf_record *r, const void *arg)
+{
+	const struct site_key *k = arg;
+	const struct rf_site *s = (const struct rf_site *)r;
+
+	return r->type == RF_SITE && s->thread == k->thread && s->region == k->region;
+}
+
 /* The site of region `id` in thread; hidden from readers once read. */
 static struct rf_site *take_site(uint32_t thread, uint32_t id)
 {
-	struct rf_header *h = mapfile_header();
-	struct rf_file f;
-	char why[64];
-	uint64_t off = 0;
-	const struct rf_record *r;
-	int bad;
+	struct site_key k = { thread, id };
+	struct rf_site *s = (struct rf_site *)mapfile_find(is_site, &k);
 
-	if (rf_open_mem(h, h->tail, &f, why, sizeof(why)) != 0)
-		return NULL;
-	while ((r = rf_next(&f, &off, &bad)))
-		if (r->type == RF_SITE && ((const struct rf_site *)r)->thread == thread &&
-		    ((const struct rf_site *)r)->region == id) {
-			struct rf_site *s = (struct rf_site *)r;
-			__atomic_store_n(&s->r.done, 0, __ATOMIC_RELEASE);
-			return s;
-		}
-	return NULL;
+	if (s)
+		__atomic_store_n(&s->r.done, 0, __ATOMIC_RELEASE);
+	return s;
 }
 
 int calibrate_run(uint32_t thread, struct calibration *out)

@@ -42,6 +42,24 @@ struct rf_header *mapfile_header(void)
 	return base ? header() : NULL;
 }
 
+struct rf_record *mapfile_find(int (*match)(const struct rf_record *r, const void *arg),
+			       const void *arg)
+{
+	struct rf_header *h = mapfile_header();
+	struct rf_file f;
+	char why[64];
+	uint64_t off = 0;
+	const struct rf_record *r;
+	int bad;
+
+	if (!h || rf_open_mem(h, h->tail, &f, why, sizeof(why)) != 0)
+		return NULL;
+	while ((r = rf_next(&f, &off, &bad)))
+		if (match(r, arg))
+			return (struct rf_record *)r;
+	return NULL;
+}
+
 const char *mapfile_path(void)
 {
 	return path;

@@ -26,6 +26,9 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p);
 struct rf_header *mapfile_header(void);
 /* The path of the file ("" when none). */
 const char *mapfile_path(void);
+/* The first complete record of the file that match accepts, or NULL. */
+struct rf_record *mapfile_find(int (*match)(const struct rf_record *r, const void *arg),
+			       const void *arg);
 
 /* A new record of `size` bytes (rounded up to 8), zeroed apart from its
  * rf_record, not yet done; NULL (and a RF_DROP_FULL count) when the file

@@ -34,22 +34,15 @@ static uint64_t error_count(enum rf_error_kind kind, uint32_t region)
 	return 0;
 }
 
+static int is_stack(const struct rf_record *r, const void *arg)
+{
+	return r->type == RF_STACK && ((const struct rf_stack *)r)->id == *(const uint32_t *)arg;
+}
+
 /* The RF_STACK record of id, read back from the file. */
 static const struct rf_stack *stack_record(uint32_t id)
 {
-	const struct rf_header *h = mapfile_header();
-	struct rf_file f;
-	char why[128];
-	uint64_t off = 0;
-	const struct rf_record *r;
-	int bad;
-
-	if (rf_open_mem(h, h->tail, &f, why, sizeof(why)) != 0)
-		return NULL;
-	while ((r = rf_next(&f, &off, &bad)))
-		if (r->type == RF_STACK && ((const struct rf_stack *)r)->id == id)
-			return (const struct rf_stack *)r;
-	return NULL;
+	return (const struct rf_stack *)mapfile_find(is_stack, &id);
 }
 
 static void spin(void)
