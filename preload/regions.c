@@ -53,7 +53,7 @@ void regions_release(struct region_state *rs)
 }
 
 /* The values now, every way: serialized, with the times of multiplexed
- * groups (t: NULL when the thread keeps no coverage), or read(). */
+ * groups (into t, only where the thread keeps coverage), or read(). */
 static __attribute__((noinline)) void read_values(const struct region_state *rs,
 						  struct counters *c, uint64_t *v,
 						  struct frame_times *t)
