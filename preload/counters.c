@@ -234,7 +234,7 @@ void counters_close(struct counters *c)
 		c->fd[i] = -1;
 		c->group[i] = -1;
 	}
-	c->slow = c->nopen > 0 || c->slow;	/* reads give zeros now */
+	c->slow = 1;	/* reads give zeros now (marker_read) */
 	c->nfast = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
@@ -245,7 +245,6 @@ void counters_disable(struct counters *c, int nvalues)
 {
 	counters_close(c);
 	c->nvalues = nvalues;
-	c->slow = 1;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 }
 
