@@ -171,6 +171,20 @@ static void add_to_group(struct counters *c, int i, int fd, int new_group)
 	c->open[c->nopen++] = i;
 }
 
+/* Snapshots of every page, for the markers' reads; -1 (and marked for
+ * another try at the next marker) when a page refuses. */
+static int retake(struct counters *c)
+{
+	c->slow &= ~COUNTERS_SLOW_SNAP;
+	for (int k = 0; k < c->nfast; k++) {
+		if (!selfread_snap_take(&c->fast[k], c->page[c->open[k]])) {
+			c->slow |= COUNTERS_SLOW_SNAP;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first)
 {
@@ -212,12 +226,8 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	c->multiplexed = c->ngroups > 1;
 	c->nvalues = c->nopen;
 	c->nfast = c->all_user ? c->nopen : 0;
-	c->slow = !c->all_user && c->nopen > 0;
-	for (int k = 0; k < c->nfast; k++) {
-		const struct perf_event_mmap_page *p = c->page[c->open[k]];
-		c->fast[k].page = p;
-		c->fast[k].shift = 64u - (p->pmc_width ? p->pmc_width : 64u);
-	}
+	c->slow = !c->all_user && c->nopen > 0 ? COUNTERS_SLOW_READ : 0;
+	retake(c);
 	errno = saved;
 }
 
@@ -234,7 +244,7 @@ void counters_close(struct counters *c)
 		c->fd[i] = -1;
 		c->group[i] = -1;
 	}
-	c->slow = 1;	/* reads give zeros now (marker_read) */
+	c->slow = COUNTERS_SLOW_READ;	/* reads give zeros now (marker_read) */
 	c->nfast = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
@@ -315,13 +325,9 @@ static void take_value(void *arg, int i, const uint64_t *buf)
 
 void counters_read_slow(struct counters *c, uint64_t *vals)
 {
-	int k = 0;
-
-	while (c->all_user && k < c->nopen &&
-	       selfread(c->page[c->open[k]], arch_read_pmc, &vals[k]))
-		k++;
-	if (k < c->nopen || !c->all_user)
-		counters_read_group(c, vals);
+	if (!(c->slow & COUNTERS_SLOW_READ) && retake(c) == 0 && counters_read_fast(c, vals))
+		return;
+	counters_read_group(c, vals);
 }
 
 /* A marker's read of every group: after one failure the counters are

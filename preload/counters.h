@@ -42,15 +42,12 @@ struct counters {
 	int slot[EVENTS_MAX];		/* position in its group's read */
 	int open[EVENTS_MAX];		/* event index of the k-th open event */
 	int value[EVENTS_MAX];		/* event i's position among open ones */
-	/* The marker's read: nfast pages (every open event, when all are
-	 * user-readable, else none), by position among open events; slow
-	 * when some open event needs read(). */
+	/* The marker's read: a snapshot of each of nfast pages (every open
+	 * event, when all are user-readable, else none), by position among
+	 * open events. slow: the marker must take counters_read_slow. */
 	int nfast, slow;
 	int nvalues;			/* values a marker's read fills (nopen at open) */
-	struct fast_read {
-		const struct perf_event_mmap_page *page;
-		unsigned shift;		/* 64 - pmc_width */
-	} fast[EVENTS_MAX];
+	struct selfread_snap fast[EVENTS_MAX];
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -78,23 +75,33 @@ int counters_read_totals(struct counters *c, uint64_t *vals,
 void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 			 uint64_t *running);
 
-/* Slow path of counters_read: the full protocol per event, else read(). */
+/* Slow path of counters_read: new snapshots, else read(). */
 void counters_read_slow(struct counters *c, uint64_t *vals);
+
+/* Why a marker cannot take counters_read_fast (bits of slow). */
+#define COUNTERS_SLOW_READ 1		/* some open event needs read(), or none is open */
+#define COUNTERS_SLOW_SNAP 2		/* a page refused a snapshot: retake it */
 
 /* Read the open events into vals[0 .. nopen-1], in event order (the
  * hot path keeps no slots for events that did not open), from user
- * space. Returns 0 when that is not possible now: the caller reads again
- * with counters_read. */
-static inline int counters_read_fast(const struct counters *c, uint64_t *vals)
+ * space through the snapshots: per event, a counter read and a look at
+ * its page's lock. Returns 0 when that is not possible now: the caller
+ * reads again with counters_read_slow. */
+static inline __attribute__((always_inline)) int counters_read_fast(const struct counters *c,
+								     uint64_t *vals)
 {
-	const struct fast_read *r = c->fast;
+	const struct selfread_snap *s = c->fast;
 	int n = c->nfast;
+	uint32_t moved = 0;
 
-	for (int k = 0; k < n; k++)
-		if (__builtin_expect(!selfread_fast(r[k].page, arch_read_pmc, r[k].shift,
-						    &vals[k]), 0))
-			return 0;
-	return !c->slow;
+	if (__builtin_expect(c->slow != 0, 0))
+		return 0;
+	for (int k = 0; k < n; k++) {
+		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
+		selfread_barrier();
+		moved |= selfread_snap_moved(&s[k]);
+	}
+	return moved == 0;
 }
 
 /* The same, falling back to the full protocol and read(). */

@@ -54,26 +54,63 @@ static inline int selfread(const volatile struct perf_event_mmap_page *pc,
 	return ok;
 }
 
-/* The marker's read: the same protocol without a retry loop, for a page
- * already known to allow user reads, with the counter's width fixed at
- * setup (shift = 64 - pmc_width). Returns 0 when the caller must take
- * the full protocol (the kernel changed the page meanwhile, or the event
- * is not on a counter right now). */
-static inline int selfread_fast(const volatile struct perf_event_mmap_page *pc,
-				selfread_pmc_fn read_pmc, unsigned shift, uint64_t *value)
-{
-	uint32_t seq = pc->lock;
-	uint32_t idx;
-	uint64_t raw;
+/* What the full protocol found on a page, kept so that a marker needs
+ * neither the protocol nor the page's fields: while the page's lock still
+ * reads `lock`, the count is offset + the counter at idx. The kernel
+ * changes the page, and its lock, whenever it moves the event (a context
+ * switch, a multiplexing rotation, an overflow); the marker then takes a
+ * new snapshot. */
+struct selfread_snap {
+	const volatile struct perf_event_mmap_page *page;
+	uint64_t offset;
+	uint32_t idx;		/* the page's index - 1 */
+	uint32_t lock;		/* even */
+	unsigned shift;		/* 64 - pmc_width */
+};
 
-	selfread_barrier();
-	idx = pc->index;
-	if (__builtin_expect(idx == 0, 0))
+/* Returns 1 with *s filled when the page allows a user read now; 0 when
+ * it does not (the event is not on a counter, or user reads are off). */
+static inline int selfread_snap_take(struct selfread_snap *s,
+				     const volatile struct perf_event_mmap_page *pc)
+{
+	uint32_t seq, idx;
+	uint64_t offset;
+	uint16_t width;
+	int cap;
+
+	do {
+		seq = pc->lock;
+		selfread_barrier();
+		idx = pc->index;
+		offset = pc->offset;
+		width = pc->pmc_width;
+		cap = pc->cap_user_rdpmc;
+		selfread_barrier();
+	} while ((seq & 1) || pc->lock != seq);
+	if (!cap || idx == 0)
 		return 0;
-	raw = read_pmc(idx - 1);
-	*value = pc->offset + (uint64_t)((int64_t)(raw << shift) >> shift);
-	selfread_barrier();
-	return pc->lock == seq && !(seq & 1);
+	s->page = pc;
+	s->offset = offset;
+	s->idx = idx - 1;
+	s->lock = seq;
+	s->shift = width && width < 64 ? 64u - width : 0;
+	return 1;
+}
+
+/* The count through a snapshot: right only if selfread_snap_moved,
+ * called after it, says 0. */
+static inline uint64_t selfread_snap_count(const struct selfread_snap *s,
+					   selfread_pmc_fn read_pmc)
+{
+	uint64_t raw = read_pmc(s->idx);
+
+	return s->offset + (uint64_t)((int64_t)(raw << s->shift) >> s->shift);
+}
+
+/* Nonzero when the kernel changed the page since the snapshot. */
+static inline uint32_t selfread_snap_moved(const struct selfread_snap *s)
+{
+	return s->page->lock ^ s->lock;
 }
 
 #endif

@@ -128,6 +128,14 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+/* A count the writer never published, or one going backwards, is torn. */
+static void check_count(uint64_t v, uint64_t *last, uint64_t *torn)
+{
+	if (v % 1000 != 0 || v < *last)
+		(*torn)++;
+	*last = v;
+}
+
 /* Counts served from a consistent page; also checks them. */
 static uint64_t read_many(long n, uint64_t *torn)
 {
@@ -136,9 +144,30 @@ static uint64_t read_many(long n, uint64_t *torn)
 	for (long i = 0; i < n; i++) {
 		if (!selfread(&page, fake_pmc, &v))
 			continue;
-		if (v % 1000 != 0 || v < last)
-			(*torn)++;
-		last = v;
+		check_count(v, &last, torn);
+		ok++;
+	}
+	return ok;
+}
+
+/* The same concurrent writer, read through snapshots as the markers do:
+ * a count is used only when the page did not move under it. */
+static uint64_t read_many_snap(long n, uint64_t *torn)
+{
+	struct selfread_snap snap;
+	uint64_t last = 0, v, ok = 0;
+	int have = 0;
+
+	for (long i = 0; i < n; i++) {
+		if (!have && !(have = selfread_snap_take(&snap, &page)))
+			continue;
+		v = selfread_snap_count(&snap, fake_pmc);
+		selfread_barrier();
+		if (selfread_snap_moved(&snap)) {
+			have = 0;
+			continue;
+		}
+		check_count(v, &last, torn);
 		ok++;
 	}
 	return ok;
@@ -156,9 +185,9 @@ static void test_concurrent_writer(void)
 	 * starts once the writer runs and goes on until it wrote 1000 times */
 	while (__atomic_load_n(&page.lock, __ATOMIC_RELAXED) < 2)
 		sched_yield();
-	ok = read_many(2000000, &torn);
+	ok = read_many(1000000, &torn) + read_many_snap(1000000, &torn);
 	while (__atomic_load_n(&page.lock, __ATOMIC_RELAXED) < 2000)
-		ok += read_many(1000, &torn);
+		ok += read_many(1000, &torn) + read_many_snap(1000, &torn);
 	stop = 1;
 	pthread_join(w, NULL);
 	CHECK(torn == 0, "%llu torn reads of %llu", (unsigned long long)torn,
@@ -186,9 +215,8 @@ static void test_counter_read_falls_back(void)
 	CHECK(st[0].source == SOURCE_READ, "task-clock must be a read() event");
 	setup(0, 123, 48, 0);			/* refuses: index 0 */
 	c.page[0] = c.page[1] = &page;
-	c.fast[0].page = c.fast[1].page = &page;
 	c.nfast = 2;
-	c.slow = 0;
+	c.slow = COUNTERS_SLOW_SNAP;		/* as counters_open leaves it then */
 	c.all_user = 1;
 	counters_read(&c, v);
 	for (volatile int i = 0; i < 3000000; i++)
@@ -197,34 +225,48 @@ static void test_counter_read_falls_back(void)
 	CHECK(w[0] > v[0] && v[0] > 0, "task-clock %llu -> %llu", (unsigned long long)v[0],
 	      (unsigned long long)w[0]);
 	CHECK(!c.broken, "group read failed");
+	CHECK(c.slow & COUNTERS_SLOW_SNAP, "the refused snapshot is retried at the next read");
 	c.page[0] = c.page[1] = NULL;
-	c.fast[0].page = c.fast[1].page = NULL;
 	counters_close(&c);
 	CHECK(c.nopen == 0 && c.fd[0] == -1, "closed");
 }
 
-/* The marker's one-pass read agrees with the full protocol, and says
- * "take the full protocol" whenever the page is not settled. */
-static void test_fast_read(void)
+/* The marker's read through a snapshot agrees with the full protocol
+ * while the page is unchanged, and says "take a new one" once the kernel
+ * changed it. */
+static void test_snapshot(void)
 {
-	uint64_t full = 0, fast = 0;
+	struct selfread_snap snap;
+	uint64_t full = 0;
 
 	setup(3, -5, 48, (1ull << 48) - 2);	/* raw -2 at 48 bits, offset -5 */
 	CHECK(selfread(&page, fake_pmc, &full), "full protocol reads");
-	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 1 && fast == full,
-	      "fast %llu vs full %llu", (unsigned long long)fast, (unsigned long long)full);
 	CHECK(full == (uint64_t)-7, "value -7 as unsigned: %llu", (unsigned long long)full);
-	page.lock++;				/* writer mid-update */
-	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 0, "odd lock: fall back");
-	page.lock++;
+	CHECK(selfread_snap_take(&snap, &page) == 1, "snapshot refused");
+	CHECK(selfread_snap_count(&snap, fake_pmc) == full && !selfread_snap_moved(&snap),
+	      "snapshot count %llu vs full %llu",
+	      (unsigned long long)selfread_snap_count(&snap, fake_pmc), (unsigned long long)full);
+	hw[2] += 10;				/* the counter counts on */
+	CHECK(selfread_snap_count(&snap, fake_pmc) == full + 10 && !selfread_snap_moved(&snap),
+	      "counting on: %llu", (unsigned long long)selfread_snap_count(&snap, fake_pmc));
+	page.lock += 2;				/* the kernel moved the event */
+	CHECK(selfread_snap_moved(&snap), "a changed page must be noticed");
+	CHECK(selfread_snap_take(&snap, &page) == 1 && !selfread_snap_moved(&snap),
+	      "a new snapshot is current");
 	page.index = 0;
-	CHECK(selfread_fast(&page, fake_pmc, 16, &fast) == 0, "index 0: fall back");
+	CHECK(selfread_snap_take(&snap, &page) == 0, "index 0: no snapshot");
+	setup(3, 0, 48, 0);
+	page.cap_user_rdpmc = 0;
+	CHECK(selfread_snap_take(&snap, &page) == 0, "user reads off: no snapshot");
+	setup(1, 0, 64, ~0ull);			/* 64-bit counter: no sign extension */
+	CHECK(selfread_snap_take(&snap, &page) == 1 && snap.shift == 0 &&
+	      selfread_snap_count(&snap, fake_pmc) == ~0ull, "64-bit width");
 }
 
 int main(void)
 {
 	RUN(test_offset_plus_counter);
-	RUN(test_fast_read);
+	RUN(test_snapshot);
 	RUN(test_index_zero_means_fallback);
 	RUN(test_cap_off_means_fallback);
 	RUN(test_sign_extension_at_width);
