@@ -8,8 +8,6 @@
 
 #include "codemap.h"
 
-#define SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
-
 /* This thread's stack, [lo, hi); hi == 0: not looked up yet; lo > hi:
  * unknown (every walk then fails and libunwind answers). */
 static __thread uintptr_t stack_lo, stack_hi;
@@ -68,27 +66,45 @@ static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
 	return fp >= prev + 16 && (fp & 15) == 0 && fp <= top;
 }
 
+/* Read the record at fp into the trail; returns the next frame pointer
+ * and the return address as stored (*ra). */
+static inline uintptr_t read_record(uintptr_t fp, uintptr_t *ra, struct fpwalk_trail *t)
+{
+	uintptr_t *w = &t->word[2 * t->n++];
+
+	w[0] = load(fp);
+	w[1] = *ra = load(fp + 8);
+	return w[0];
+}
+
+/* The walk may start at fp: on this thread's stack (not a sigaltstack's,
+ * nor a coroutine's). */
+static inline int start_ok(uintptr_t fp, uintptr_t top)
+{
+	return fp >= stack_lo && fp <= top && !(fp & 15);
+}
+
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		   uintptr_t shim_lo, uintptr_t shim_hi)
+		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
 {
 	uintptr_t fp = start ? start : (uintptr_t)__builtin_frame_address(0), prev, ra, top;
 	struct codemap_range code;
 	int n = 0;
 
+	trail->n = 0;
 	if (__builtin_expect(stack_hi == 0, 0))
 		fpwalk_thread_init();
 	top = stack_hi - 16;	/* the highest frame record */
-	/* on another stack (sigaltstack, a coroutine): not this walk's */
-	if (fp < stack_lo || fp > top || (fp & 15))
+	if (!start_ok(fp, top))
 		return 0;
 	/* the shim's own frames, up to the marker's return to caller */
 	for (;;) {
-		ra = strip(load(fp + 8));
 		prev = fp;
-		fp = load(fp);
+		fp = read_record(fp, &ra, trail);
+		ra = strip(ra);
 		if (ra == caller)
 			break;
-		if (ra < shim_lo || ra >= shim_hi || ++n > SHIM_FRAMES_MAX ||
+		if (ra < shim_lo || ra >= shim_hi || ++n > FPWALK_SHIM_FRAMES_MAX ||
 		    !frame_ok(fp, prev, top))
 			return 0;
 	}
@@ -97,7 +113,9 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	if (code.lo < shim_hi && code.hi > shim_lo)
 		code.lo = code.hi = 0;	/* never the shim's: see below */
 	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
-		ra = strip(load(fp + 8));
+		uintptr_t next = read_record(fp, &ra, trail);
+
+		ra = strip(ra);
 		if (ra < code.lo || ra >= code.hi) {
 			/* the shim never calls back into the application: a
 			 * return into it above the call site is a stale word, a
@@ -112,7 +130,23 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 			break;
 		pcs[n] = ra;
 		prev = fp;
-		fp = load(fp);
+		fp = next;
 	}
 	return n;
+}
+
+/* Only the first record's address differs from the first walk's (each
+ * later one is a word compared): it gets the walk's own checks. */
+int fpwalk_same(uintptr_t start, const uintptr_t *words, int n)
+{
+	uintptr_t fp = start, top = stack_hi - 16;
+
+	if (n == 0 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(words[0], fp, top))
+		return 0;
+	for (int i = 0; i < n; i++, words += 2) {
+		if (load(fp) != words[0] || load(fp + 8) != words[1])
+			return 0;
+		fp = words[0];
+	}
+	return 1;
 }

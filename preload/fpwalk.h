@@ -7,6 +7,20 @@
 
 #include <stdint.h>
 
+#include "config.h"
+
+#define FPWALK_SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
+#define FPWALK_TRAIL_MAX (FPWALK_SHIM_FRAMES_MAX + 1 + CONFIG_MAX_DEPTH)
+
+/* The frame records a walk read, in order from its start: two words each,
+ * the next frame pointer and the return address as stored. From the same
+ * start, records holding the same words give the same walk (fpwalk_same):
+ * each record's address is the word read before it. */
+struct fpwalk_trail {
+	int n;				/* records */
+	uintptr_t word[2 * FPWALK_TRAIL_MAX];
+};
+
 /* Walk from the frame record at start (a frame of the shim's, on the way
  * from the marker; 0: fpwalk_capture's own): the shim's frames
  * (return addresses in [shim_lo, shim_hi)) up to the one returning to
@@ -16,9 +30,15 @@
  * caller. Never faults: each frame must lie on this thread's stack above
  * the previous one, 16-byte aligned, and each return address must lie in
  * a loaded module's code and not be the signal return trampoline; the
- * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer. */
+ * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer.
+ * trail receives the records read. */
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		   uintptr_t shim_lo, uintptr_t shim_hi);
+		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
+
+/* 1 when a walk from start would read the n records in words (a trail's)
+ * and so give the same stack as the walk that left them: a load and a
+ * compare per word, where the walk checks each frame and return address. */
+int fpwalk_same(uintptr_t start, const uintptr_t *words, int n);
 
 /* At load time, on the main thread: the module table, and this thread's
  * stack bounds. */

@@ -15,8 +15,11 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Sites are read by other processes (and the exit path) while their
- * thread runs, inside the site's sequence count: relaxed atomics (plain
- * moves on x86-64 and arm64) keep that free of data races. */
+ * thread runs, inside the site's sequence count: relaxed atomic stores
+ * (plain moves on x86-64 and arm64) keep that free of data races. Loads
+ * need none: the thread is its sites' only writer, and reads do not race
+ * with reads (plain loads also keep offset addressing, which GCC's arm64
+ * atomics give up: one instruction less per value). */
 static inline void store(uint64_t *p, uint64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
@@ -24,7 +27,7 @@ static inline void store(uint64_t *p, uint64_t v)
 
 static inline uint64_t load(const uint64_t *p)
 {
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return *p;
 }
 
 static inline void add(uint64_t *p, uint64_t d)
@@ -72,7 +75,7 @@ static __attribute__((noinline)) void read_values(const struct region_state *rs,
 /* The values now, on the plain path: the tick counter and the user-space
  * reads. Returns 0 when read_values must run instead (decided at setup,
  * or the kernel moved a counter meanwhile). */
-static inline int read_values_fast(const struct region_state *rs,
+static inline __attribute__((always_inline)) int read_values_fast(const struct region_state *rs,
 				   const struct counters *c, uint64_t *v)
 {
 	if (unlikely(rs->careful))
@@ -143,6 +146,8 @@ static struct site *site_new(struct region_state *rs, const uintptr_t *key, size
 	s->rec = site_record(rs, (uint32_t)key[0], stack);
 	if (!s->rec)
 		return NULL;
+	s->trail = NULL;
+	s->trail_n = s->trail_cap = 0;
 	s->keylen = len;
 	memcpy(s->key, key, len);
 	return s;
@@ -185,16 +190,18 @@ static inline struct site *site_lookup(struct region_state *rs,
 	return s;
 }
 
-/* Depth 0: the key is the region and the return address, known without
- * a walk; a direct-mapped slot on a cheap mix of the two. */
+/* The slot of a call: its region and return address, known without a
+ * walk; a direct-mapped slot on a cheap mix of the two. At depth 0 they
+ * are the whole key; at depth > 0 the slot holds the call's last site
+ * (site_walked), and shares the array with site_lookup's slots. */
 static inline struct site **call_slot(struct region_state *rs, uint32_t id,
 				      uintptr_t caller)
 {
 	return &rs->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
 }
 
-/* NULL when the slot holds another site (see site_at_call). Depth 0
- * only: then every key is two words long. */
+/* NULL when the slot holds another call's site (see site_at_call).
+ * Every key is at least these two words long. */
 static inline struct site *site_cached(struct region_state *rs, uint32_t id,
 				       uintptr_t caller)
 {
@@ -266,6 +273,27 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
 	regions_record_error(rs, RF_ERR_TOO_DEEP, id, 0, 1);
 }
 
+/* Keep the records a walk read, for site_walked's next look. */
+static void keep_trail(struct region_state *rs, struct site *s, const struct fpwalk_trail *t)
+{
+	size_t bytes = (size_t)t->n * 2 * sizeof(uintptr_t);
+	int saved = errno;	/* a new arena chunk makes system calls */
+
+	if (t->n > s->trail_cap) {
+		uintptr_t *words = arena_alloc(&rs->arena, bytes);
+
+		s->trail_n = 0;
+		if (!words)
+			goto out;
+		s->trail = words;
+		s->trail_cap = t->n;
+	}
+	memcpy(s->trail, t->word, bytes);
+	s->trail_n = t->n;
+out:
+	errno = saved;
+}
+
 /* Depth > 0: the site of the walked stack (out of line: the key array
  * would make every marker set up a large stack frame). */
 static __attribute__((noinline)) struct site *site_of_stack(struct region_state *rs,
@@ -273,12 +301,33 @@ static __attribute__((noinline)) struct site *site_of_stack(struct region_state 
 							     uintptr_t start)
 {
 	uintptr_t key[1 + STACKS_MAX_FRAMES];
+	struct fpwalk_trail trail;
+	struct site *s;
 	int n;
 
 	key[0] = id;
-	key[1] = caller;
-	n = stacks_capture(start, caller, rs->depth, key + 1);
-	return site_lookup(rs, key, (size_t)n + 1);
+	n = stacks_capture(start, caller, rs->depth, key + 1, &trail);
+	s = site_lookup(rs, key, (size_t)n + 1);
+	if (s && trail.n) {
+		keep_trail(rs, s, &trail);
+		*call_slot(rs, id, caller) = s;
+	}
+	return s;
+}
+
+/* Depth > 0: the site this call reached last, when the frame records
+ * from start still hold what the walk to it read (so a walk would find
+ * the same stack); else a walk. A loop's markers see the same stack
+ * every time: a compare per word instead of the walk's checks, the key's
+ * hash and its compare. */
+static inline struct site *site_walked(struct region_state *rs, uint32_t id,
+				       uintptr_t caller, uintptr_t start)
+{
+	struct site *s = site_cached(rs, id, caller);
+
+	if (s && fpwalk_same(start, s->trail, s->trail_n))
+		return s;
+	return site_of_stack(rs, id, caller, start);
 }
 
 /* No room for one more frame or for region id's activation count yet
@@ -333,7 +382,7 @@ static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
-	s = rs->depth ? site_of_stack(rs, id, caller, (uintptr_t)__builtin_frame_address(0))
+	s = rs->depth ? site_walked(rs, id, caller, (uintptr_t)__builtin_frame_address(0))
 		      : site_at_call(rs, id, caller);
 	if (!s) {
 		begin_dropped(rs, id);

@@ -21,6 +21,9 @@
 
 struct site {
 	struct rf_site *rec;		/* in the report file */
+	uintptr_t *trail;		/* depth > 0: the frame records the last walk
+					 * to this site read (fpwalk.h), 2 words each */
+	int trail_n, trail_cap;		/* records in trail, room for */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
 };

@@ -168,20 +168,23 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
  * pointer used as a general register, the stack's bottom in libc's start
  * code, which keeps none): a short chain cannot tell a short stack from a
  * broken one, and libunwind can. */
-int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs)
+int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
+		   struct fpwalk_trail *trail)
 {
 	int n, saved;
 
 	pcs[0] = caller;
+	trail->n = 0;
 	last_method = STACKS_NONE;
 	if (depth == 0)
 		return 1;
 	if (method != STACKS_UNWIND) {
-		n = fpwalk_capture(start, caller, depth, pcs, shim_lo, shim_hi);
+		n = fpwalk_capture(start, caller, depth, pcs, shim_lo, shim_hi, trail);
 		if (n == depth + 1 || method == STACKS_FP) {
 			last_method = STACKS_FP;
 			return n ? n : 1;
 		}
+		trail->n = 0;	/* the stack is libunwind's */
 		pcs[0] = caller;
 	}
 	saved = errno;		/* libunwind may probe memory with syscalls */

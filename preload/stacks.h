@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "fpwalk.h"
 #include "reportfile.h"
 
 #define STACKS_MAX_FRAMES (CONFIG_MAX_DEPTH + 1)
@@ -33,8 +34,12 @@ int stacks_init(char *why, size_t whylen);
  * application) and up to depth frames above it. Returns the count (>= 1).
  * Must be called from the marker's own call chain (its frames are
  * skipped by address); start: the frame record of one of them, where
- * the frame-pointer walk may begin (0: the walk's own frame). */
-int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs);
+ * the frame-pointer walk may begin (0: the walk's own frame). When the
+ * frame-pointer walk gave the stack, trail holds the records it read
+ * (fpwalk_same tells whether a later walk from start would give the
+ * same); else trail->n is 0. */
+int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
+		   struct fpwalk_trail *trail);
 
 /* How the calling thread's last capture got its stack: STACKS_NONE (the
  * call site alone), STACKS_FP or STACKS_UNWIND, which are the report

@@ -129,6 +129,23 @@ static void test_fp_build_same_as_libunwind(void)
 	printf("    deep: %s\n", fp_rows.s[0]);
 }
 
+/* One call site reached by two stacks in turn, which differ only in the
+ * last frame asked for: each marker finds its own stack (a walk that
+ * read the same words as the last one is not repeated, so a stale stack
+ * would show here as one row of 8 calls). */
+static void test_alternating_stacks(void)
+{
+	CHECK(run_method("fpchain-fp", "fp", "alternate", &fp_rows) == 0, "fp run");
+	CHECK(run_method("fpchain-fp", "unwind", "alternate", &unw_rows) == 0, "unwind run");
+	CHECK(fp_rows.n == 2 && frames(fp_rows.s[0]) == 9 && frames(fp_rows.s[1]) == 9,
+	      "%d rows: '%s' '%s'", fp_rows.n, fp_rows.s[0], fp_rows.s[1]);
+	CHECK(strncmp(fp_rows.s[0], "alternate 4 ", 12) == 0 &&
+	      strncmp(fp_rows.s[1], "alternate 4 ", 12) == 0, "'%s' '%s'", fp_rows.s[0],
+	      fp_rows.s[1]);
+	CHECK(!differ(&fp_rows, &unw_rows), "fp '%s' vs unwind '%s'", differ(&fp_rows, &unw_rows),
+	      unw_rows.s[0]);
+}
+
 /* Built without: the walk cannot give the stack, auto falls back. */
 static void test_nofp_build_falls_back(void)
 {
@@ -199,6 +216,7 @@ int main(void)
 	runapp_init();
 	printf("shim under test: %s\n", runapp_shim());
 	RUN(test_fp_build_same_as_libunwind);
+	RUN(test_alternating_stacks);
 	RUN(test_nofp_build_falls_back);
 	RUN(test_broken_chain);
 	RUN(test_signal_handlers);

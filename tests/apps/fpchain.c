@@ -9,6 +9,8 @@
  *   gpreg              the frame-pointer register holds garbage (x86-64)
  *   signal             in a signal handler raised 12 frames deep
  *   altstack           the same, the handler on an alternate signal stack
+ *   alternate          one call site reached through via_a and via_b in
+ *                      turn: the stacks differ only in their 8th frame
  * Prints "fpchain: done" and exits 0. */
 #include <pthread.h>
 #include <signal.h>
@@ -84,6 +86,23 @@ LEVEL(level4, level5)
 LEVEL(level3, level4)
 LEVEL(level2, level3)
 LEVEL(level1, level2)
+
+/* The same frames below level5 either way, and the same frame sizes:
+ * only the return address into via_a or via_b differs (each counts its
+ * calls, so the compiler cannot fold the two into one). */
+static volatile int via_calls[2];
+
+__attribute__((noinline)) static void via_a(void)
+{
+	level5("alternate");
+	via_calls[0]++;
+}
+
+__attribute__((noinline)) static void via_b(void)
+{
+	level5("alternate");
+	via_calls[1]++;
+}
 
 static void *thread_main(void *arg)
 {
@@ -168,6 +187,10 @@ int main(void)
 	fake[1][1] = (uintptr_t)&main + 4;	/* code */
 	for (int i = 0; i < 3; i++)
 		level1("deep");
+	for (int i = 0; i < 4; i++) {
+		via_a();
+		via_b();
+	}
 	install_handlers();
 	level1("raise");
 	PMCSHIM_BEGIN("shallow");
