@@ -37,14 +37,6 @@ void fpwalk_thread_init(void)
 	errno = saved;
 }
 
-/* The sanitizers would check these loads against other frames' shadow;
- * the bounds checks below are what keep them safe. */
-__attribute__((no_sanitize("address"), no_sanitize_thread))
-static inline uintptr_t load(uintptr_t addr)
-{
-	return *(const uintptr_t *)addr;
-}
-
 /* A return address without its pointer-authentication code (arm64
  * pac-ret signs the saved x30; xpaclri is a no-op without PAuth). */
 static inline uintptr_t strip(uintptr_t ra)
@@ -66,15 +58,23 @@ static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
 	return fp >= prev + 16 && (fp & 15) == 0 && fp <= top;
 }
 
+/* The sanitizers would check these loads against other frames' shadow;
+ * the bounds checks below are what keep them safe. */
+__attribute__((no_sanitize("address"), no_sanitize_thread))
+static inline struct fpwalk_record load_record(uintptr_t addr)
+{
+	return *(const struct fpwalk_record *)addr;
+}
+
 /* Read the record at fp into the trail; returns the next frame pointer
  * and the return address as stored (*ra). */
 static inline uintptr_t read_record(uintptr_t fp, uintptr_t *ra, struct fpwalk_trail *t)
 {
-	uintptr_t *w = &t->word[2 * t->n++];
+	struct fpwalk_record *r = &t->rec[t->n++];
 
-	w[0] = load(fp);
-	w[1] = *ra = load(fp + 8);
-	return w[0];
+	*r = load_record(fp);
+	*ra = r->ra;
+	return r->fp;
 }
 
 /* The walk may start at fp: on this thread's stack (not a sigaltstack's,
@@ -136,17 +136,19 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 }
 
 /* Only the first record's address differs from the first walk's (each
- * later one is a word compared): it gets the walk's own checks. */
-int fpwalk_same(uintptr_t start, const uintptr_t *words, int n)
+ * later one is an fp compared): it gets the walk's own checks. */
+int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n)
 {
 	uintptr_t fp = start, top = stack_hi - 16;
 
-	if (n == 0 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(words[0], fp, top))
+	if (n == 0 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top))
 		return 0;
-	for (int i = 0; i < n; i++, words += 2) {
-		if (load(fp) != words[0] || load(fp + 8) != words[1])
+	for (const struct fpwalk_record *end = rec + n; rec < end; rec++) {
+		struct fpwalk_record r = load_record(fp);
+
+		if ((r.fp != rec->fp) | (r.ra != rec->ra))	/* both: one branch */
 			return 0;
-		fp = words[0];
+		fp = r.fp;
 	}
 	return 1;
 }

@@ -12,13 +12,18 @@
 #define FPWALK_SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
 #define FPWALK_TRAIL_MAX (FPWALK_SHIM_FRAMES_MAX + 1 + CONFIG_MAX_DEPTH)
 
-/* The frame records a walk read, in order from its start: two words each,
- * the next frame pointer and the return address as stored. From the same
- * start, records holding the same words give the same walk (fpwalk_same):
- * each record's address is the word read before it. */
+/* A frame record as stored: the caller's frame pointer, the return
+ * address (signed, where pointer authentication is on). */
+struct fpwalk_record {
+	uintptr_t fp, ra;
+};
+
+/* The frame records a walk read, in order from its start. From the same
+ * start, records that hold the same words give the same walk
+ * (fpwalk_same): each record's address is the fp read before it. */
 struct fpwalk_trail {
-	int n;				/* records */
-	uintptr_t word[2 * FPWALK_TRAIL_MAX];
+	int n;
+	struct fpwalk_record rec[FPWALK_TRAIL_MAX];
 };
 
 /* Walk from the frame record at start (a frame of the shim's, on the way
@@ -35,10 +40,10 @@ struct fpwalk_trail {
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
-/* 1 when a walk from start would read the n records in words (a trail's)
- * and so give the same stack as the walk that left them: a load and a
- * compare per word, where the walk checks each frame and return address. */
-int fpwalk_same(uintptr_t start, const uintptr_t *words, int n);
+/* 1 when a walk from start would read the n records rec (a trail's) and
+ * so give the same stack as the walk that left them: a load and a compare
+ * per word, where the walk checks each frame and return address. */
+int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n);
 
 /* At load time, on the main thread: the module table, and this thread's
  * stack bounds. */

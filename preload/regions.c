@@ -276,19 +276,19 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
 /* Keep the records a walk read, for site_walked's next look. */
 static void keep_trail(struct region_state *rs, struct site *s, const struct fpwalk_trail *t)
 {
-	size_t bytes = (size_t)t->n * 2 * sizeof(uintptr_t);
+	size_t bytes = (size_t)t->n * sizeof(t->rec[0]);
 	int saved = errno;	/* a new arena chunk makes system calls */
 
 	if (t->n > s->trail_cap) {
-		uintptr_t *words = arena_alloc(&rs->arena, bytes);
+		struct fpwalk_record *rec = arena_alloc(&rs->arena, bytes);
 
 		s->trail_n = 0;
-		if (!words)
+		if (!rec)
 			goto out;
-		s->trail = words;
+		s->trail = rec;
 		s->trail_cap = t->n;
 	}
-	memcpy(s->trail, t->word, bytes);
+	memcpy(s->trail, t->rec, bytes);
 	s->trail_n = t->n;
 out:
 	errno = saved;
@@ -519,7 +519,8 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	struct frame *f = &rs->frames[rs->nframes--];
 	struct frame *parent = f - 1;	/* the root, for an outermost region */
 	struct rf_site *s = f->site;
-	int nv = rs->nv, outer = (int)f->outer;
+	int nv = rs->nv;
+	uint64_t whole = f->outer ? UINT64_MAX : 0;	/* recursion adds nothing to incl */
 	uint32_t seq = rf_site_write_begin(s);
 
 	add(&s->calls, 1);
@@ -528,8 +529,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	for (int i = 0; i < nv; i++) {
 		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
-		if (outer)
-			add(&v->incl, d);
+		add(&v->incl, d & whole);
 		add(&v->excl, d - f->child[i]);
 		if (d < load(&v->min))
 			store(&v->min, d);

@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "counters.h"
+#include "fpwalk.h"
 #include "index.h"
 #include "reportfile.h"
 #include "stacks.h"
@@ -21,8 +22,8 @@
 
 struct site {
 	struct rf_site *rec;		/* in the report file */
-	uintptr_t *trail;		/* depth > 0: the frame records the last walk
-					 * to this site read (fpwalk.h), 2 words each */
+	struct fpwalk_record *trail;	/* depth > 0: the frame records the last
+					 * walk to this site read (fpwalk.h) */
 	int trail_n, trail_cap;		/* records in trail, room for */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
