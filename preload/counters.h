@@ -79,14 +79,20 @@ void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 void counters_read_slow(struct counters *c, uint64_t *vals);
 
 /* Why a marker cannot take counters_read_fast (bits of slow). */
-#define COUNTERS_SLOW_READ 1		/* some open event needs read(), or none is open */
+#define COUNTERS_SLOW_READ 1		/* some open event needs read(), or closed */
 #define COUNTERS_SLOW_SNAP 2		/* a page refused a snapshot: retake it */
 
 /* Read the open events into vals[0 .. nopen-1], in event order (the
  * hot path keeps no slots for events that did not open), from user
  * space through the snapshots: per event, a counter read and a look at
  * its page's lock. Returns 0 when that is not possible now: the caller
- * reads again with counters_read_slow. */
+ * reads again with counters_read_slow.
+ * The first page's lock is looked at before any read, too: the kernel
+ * rewrites every page of the thread's events when it schedules them out
+ * or in, and after a move to another CPU a snapshot's index may name a
+ * counter that CPU lacks (hybrid x86, big.LITTLE), where rdpmc or mrs
+ * faults. A counter moved while the thread ran stays on this CPU: the
+ * look after the read is enough for it. */
 static inline __attribute__((always_inline)) int counters_read_fast(const struct counters *c,
 								     uint64_t *vals)
 {
@@ -94,8 +100,9 @@ static inline __attribute__((always_inline)) int counters_read_fast(const struct
 	int n = c->nfast;
 	uint32_t moved = 0;
 
-	if (__builtin_expect(c->slow != 0, 0))
+	if (__builtin_expect(c->slow != 0 || (n > 0 && selfread_snap_moved(&s[0])), 0))
 		return 0;
+	selfread_barrier();
 	for (int k = 0; k < n; k++) {
 		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
 		selfread_barrier();
@@ -104,7 +111,7 @@ static inline __attribute__((always_inline)) int counters_read_fast(const struct
 	return moved == 0;
 }
 
-/* The same, falling back to the full protocol and read(). */
+/* The same, falling back to new snapshots and read(). */
 static inline void counters_read(struct counters *c, uint64_t *vals)
 {
 	if (__builtin_expect(!counters_read_fast(c, vals), 0))

@@ -135,13 +135,16 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	return n;
 }
 
-/* Only the first record's address differs from the first walk's (each
- * later one is an fp compared): it gets the walk's own checks. */
+/* Only the first record's address (start) can differ from the first
+ * walk's, and only the checks of start and of the step from it depend on
+ * it: they are made again. A trail of two records or more took that
+ * step; a one-record trail may have stopped at it, where a walk from
+ * another start could go on, so it is never reused. */
 int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n)
 {
 	uintptr_t fp = start, top = stack_hi - 16;
 
-	if (n == 0 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top))
+	if (n < 2 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top))
 		return 0;
 	for (const struct fpwalk_record *end = rec + n; rec < end; rec++) {
 		struct fpwalk_record r = load_record(fp);

@@ -18,9 +18,10 @@ struct fpwalk_record {
 	uintptr_t fp, ra;
 };
 
-/* The frame records a walk read, in order from its start. From the same
- * start, records that hold the same words give the same walk
- * (fpwalk_same): each record's address is the fp read before it. */
+/* The frame records a walk read, in order from its start. Records that
+ * hold the same words give the same walk (fpwalk_same): each record's
+ * address is the fp read before it, so only the first record's address
+ * (the start) can differ. */
 struct fpwalk_trail {
 	int n;
 	struct fpwalk_record rec[FPWALK_TRAIL_MAX];
@@ -35,14 +36,16 @@ struct fpwalk_trail {
  * caller. Never faults: each frame must lie on this thread's stack above
  * the previous one, 16-byte aligned, and each return address must lie in
  * a loaded module's code and not be the signal return trampoline; the
- * walk stops at the first that does not. The shim must be built with -fno-omit-frame-pointer.
- * trail receives the records read. */
+ * walk stops at the first that does not. The shim must be built with
+ * -fno-omit-frame-pointer. trail receives the records read. */
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
 /* 1 when a walk from start would read the n records rec (a trail's) and
  * so give the same stack as the walk that left them: a load and a compare
- * per word, where the walk checks each frame and return address. */
+ * per word, where the walk checks each frame and return address. (What
+ * counts as code is as the walk found it: a module loaded at a word the
+ * walk refused is not seen until the words change.) */
 int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n);
 
 /* At load time, on the main thread: the module table, and this thread's

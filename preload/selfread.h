@@ -107,7 +107,8 @@ static inline uint64_t selfread_snap_count(const struct selfread_snap *s,
 	return s->offset + (uint64_t)((int64_t)(raw << s->shift) >> s->shift);
 }
 
-/* Nonzero when the kernel changed the page since the snapshot. */
+/* Nonzero when the kernel changed the page since the snapshot (short of
+ * 2^31 changes between two markers, which would bring the lock back). */
 static inline uint32_t selfread_snap_moved(const struct selfread_snap *s)
 {
 	return s->page->lock ^ s->lock;
