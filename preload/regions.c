@@ -41,17 +41,17 @@ void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thre
 	rs->nv = nvalues;
 	rs->depth = depth;
 	rs->thread = thread;
+	sites_init(&rs->sites, &rs->arena, nvalues, depth, thread);
 }
 
 void regions_release(struct region_state *rs)
 {
+	sites_release(&rs->sites);
 	arena_release(&rs->arena);
-	index_release(&rs->sites);
 	rs->frames = NULL;
 	rs->active = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->active_cap = rs->nframes = 0;
-	memset(rs->cache, 0, sizeof(rs->cache));
 	memset(rs->names, 0, sizeof(rs->names));	/* refused copies were in the arena */
 }
 
@@ -106,122 +106,6 @@ static void charge_times(const struct region_state *rs, struct rf_site *s,
 	}
 }
 
-/* A cheap mix for the cache slot of a walked stack: every depth > 0
- * marker computes it, and index_hash (the index's, stronger) costs about
- * 20 instructions more per pair; a collision only costs an index probe. */
-static inline uint32_t key_hash(const uintptr_t *key, size_t words)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull;
-
-	for (size_t i = 0; i < words; i++)
-		h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32);
-}
-
-static struct rf_site *site_record(struct region_state *rs, uint32_t region,
-				   uint32_t stack)
-{
-	struct rf_site *rec = mapfile_append(RF_SITE, rf_site_size((uint32_t)rs->nv));
-
-	if (!rec)
-		return NULL;
-	rec->thread = rs->thread;
-	rec->region = region;
-	rec->stack = stack;
-	rec->nvalues = (uint32_t)rs->nv;
-	for (int i = 0; i < rs->nv; i++)
-		rec->v[i].min = UINT64_MAX;
-	mapfile_publish(rec);
-	return rec;
-}
-
-static struct site *site_new(struct region_state *rs, const uintptr_t *key, size_t len)
-{
-	int method = rs->depth ? stacks_last_method() : RF_STACK_CALLER;
-	uint32_t stack = stacks_intern(key + 1, (int)(len / sizeof(uintptr_t)) - 1, method);
-	struct site *s;
-
-	if (stack == UINT32_MAX || !(s = arena_alloc(&rs->arena, sizeof(*s) + len)))
-		return NULL;
-	s->rec = site_record(rs, (uint32_t)key[0], stack);
-	if (!s->rec)
-		return NULL;
-	s->trail = NULL;
-	s->trail_n = s->trail_cap = 0;
-	s->keylen = len;
-	memcpy(s->key, key, len);
-	return s;
-}
-
-static int same_key(const void *item, const void *key, size_t len)
-{
-	const struct site *s = item;
-
-	return s->keylen == len && memcmp(s->key, key, len) == 0;
-}
-
-static __attribute__((noinline)) struct site *site_slow(struct region_state *rs,
-							 const uintptr_t *key, size_t len)
-{
-	uint64_t hash = index_hash(key, len);
-	struct site *s = index_find(&rs->sites, hash, key, len, same_key);
-	int saved = errno;
-
-	if (s)
-		return s;
-	if (index_reserve(&rs->sites, &rs->arena) == 0 && (s = site_new(rs, key, len)))
-		index_add(&rs->sites, &rs->arena, hash, s);	/* reserved: cannot fail */
-	errno = saved;
-	return s;
-}
-
-static inline struct site *site_lookup(struct region_state *rs,
-				       const uintptr_t *key, size_t words)
-{
-	size_t len = words * sizeof(uintptr_t);
-	struct site **slot = &rs->cache[key_hash(key, words) & (SITE_CACHE - 1)];
-	struct site *s = *slot;
-
-	if (likely(s && s->keylen == len && memcmp(s->key, key, len) == 0))
-		return s;
-	s = site_slow(rs, key, len);
-	if (s)
-		*slot = s;
-	return s;
-}
-
-/* The slot of a call: its region and return address, known without a
- * walk; a direct-mapped slot on a cheap mix of the two. At depth 0 they
- * are the whole key; at depth > 0 the slot holds the call's last site
- * (site_walked), and shares the array with site_lookup's slots. */
-static inline struct site **call_slot(struct region_state *rs, uint32_t id,
-				      uintptr_t caller)
-{
-	return &rs->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
-}
-
-/* NULL when the slot holds another call's site (see site_at_call).
- * Every key is at least these two words long. */
-static inline struct site *site_cached(struct region_state *rs, uint32_t id,
-				       uintptr_t caller)
-{
-	struct site *s = *call_slot(rs, id, caller);
-
-	if (likely(s && s->key[1] == caller && s->key[0] == id))
-		return s;
-	return NULL;
-}
-
-static struct site *site_at_call(struct region_state *rs, uint32_t id, uintptr_t caller)
-{
-	uintptr_t key[2] = { id, caller };
-	struct site *s = site_cached(rs, id, caller);
-
-	if (!s && (s = site_slow(rs, key, sizeof(key))))
-		*call_slot(rs, id, caller) = s;
-	return s;
-}
-
 /* Grow a zero-filled array to more than `need` items, at most limit
  * (doubling; the old copy stays in the arena until the thread ends). */
 static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item,
@@ -273,63 +157,6 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
 	regions_record_error(rs, RF_ERR_TOO_DEEP, id, 0, 1);
 }
 
-/* Keep the records a walk read, for site_walked's next look. */
-static void keep_trail(struct region_state *rs, struct site *s, const struct fpwalk_trail *t)
-{
-	size_t bytes = (size_t)t->n * sizeof(t->rec[0]);
-	int saved = errno;	/* a new arena chunk makes system calls */
-
-	if (t->n > s->trail_cap) {
-		struct fpwalk_record *rec = arena_alloc(&rs->arena, bytes);
-
-		s->trail_n = 0;
-		if (!rec)
-			goto out;
-		s->trail = rec;
-		s->trail_cap = t->n;
-	}
-	memcpy(s->trail, t->rec, bytes);
-	s->trail_n = t->n;
-out:
-	errno = saved;
-}
-
-/* Depth > 0: the site of the walked stack (out of line: the key array
- * would make every marker set up a large stack frame). */
-static __attribute__((noinline)) struct site *site_of_stack(struct region_state *rs,
-							     uint32_t id, uintptr_t caller,
-							     uintptr_t start)
-{
-	uintptr_t key[1 + STACKS_MAX_FRAMES];
-	struct fpwalk_trail trail;
-	struct site *s;
-	int n;
-
-	key[0] = id;
-	n = stacks_capture(start, caller, rs->depth, key + 1, &trail);
-	s = site_lookup(rs, key, (size_t)n + 1);
-	if (s && trail.n) {
-		keep_trail(rs, s, &trail);
-		*call_slot(rs, id, caller) = s;
-	}
-	return s;
-}
-
-/* Depth > 0: the site this call reached last, when the frame records
- * from start still hold what the walk to it read (so a walk would find
- * the same stack); else a walk. A loop's markers see the same stack
- * every time: a compare per word instead of the walk's checks, the key's
- * hash and its compare. */
-static inline struct site *site_walked(struct region_state *rs, uint32_t id,
-				       uintptr_t caller, uintptr_t start)
-{
-	struct site *s = site_cached(rs, id, caller);
-
-	if (s && fpwalk_same(start, s->trail, s->trail_n))
-		return s;
-	return site_of_stack(rs, id, caller, start);
-}
-
 /* No room for one more frame or for region id's activation count yet
  * (or begins are being dropped): make_room must run first. */
 static inline int short_of_room(const struct region_state *rs, uint32_t id)
@@ -352,11 +179,11 @@ static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t
 	return ok;
 }
 
-static inline struct frame *push(struct region_state *rs, struct site *s, uint32_t id)
+static inline struct frame *push(struct region_state *rs, struct rf_site *site, uint32_t id)
 {
 	struct frame *f = &rs->frames[++rs->nframes];
 
-	f->site = s->rec;
+	f->site = site;
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
 	f->children = 0;
@@ -367,23 +194,31 @@ static inline struct frame *push(struct region_state *rs, struct site *s, uint32
 /* begin_slow, begin_read_slow and end_slow run inside the guard and
  * leave it: the warm paths end in a tail call to them, and so need no
  * stack frame. What in them can make a system call keeps the
- * application's errno: growth (make_room), a new site (site_slow), the
- * stack walk's first look at its thread and libunwind (stacks.c),
- * errors (errors.c), read() (counters.c). */
+ * application's errno: growth (make_room), a site off the warm path
+ * (sites_find: a new one, a walk), errors (errors.c), read()
+ * (counters.c). */
+
+/* The site of a begin off the warm path; start: where a walk begins. */
+static inline struct rf_site *site_of(struct region_state *rs, uint32_t id,
+				      uintptr_t caller, uintptr_t start)
+{
+	struct rf_site *s = rs->depth ? sites_walked_again(&rs->sites, id, caller, start) : NULL;
+
+	return s ? s : sites_find(&rs->sites, id, caller, start);
+}
 
 /* A begin off the warm path: growth, a site not in its cache slot, a
  * stack to walk, or a read other than the plain one. */
 static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct counters *c,
 						 uint32_t id, uintptr_t caller)
 {
-	struct site *s;
+	struct rf_site *s;
 	struct frame *f;
 
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
-	s = rs->depth ? site_walked(rs, id, caller, (uintptr_t)__builtin_frame_address(0))
-		      : site_at_call(rs, id, caller);
+	s = site_of(rs, id, caller, (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -415,10 +250,11 @@ static inline __attribute__((always_inline)) void begin_guarded(struct region_st
 								struct counters *c, uint32_t id,
 								uintptr_t caller)
 {
-	struct site *s;
+	struct rf_site *s;
 	struct frame *f;
 
-	if (unlikely(rs->depth || short_of_room(rs, id) || !(s = site_cached(rs, id, caller)))) {
+	if (unlikely(rs->depth || short_of_room(rs, id) ||
+		     !(s = sites_cached(&rs->sites, id, caller)))) {
 		begin_slow(rs, c, id, caller);
 		return;
 	}

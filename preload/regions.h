@@ -1,7 +1,7 @@
-/* Per-thread region bookkeeping: the stack of open regions, and one
- * accumulator ("site") per (region, call-site stack), an RF_SITE record in
- * the report file that the thread updates in place. Only the owning thread
- * touches this state; readers see the file. */
+/* Per-thread region bookkeeping: the stack of open regions, each closed
+ * one charged to its site (sites.h), an RF_SITE record in the report file
+ * that the thread updates in place. Only the owning thread touches this
+ * state; readers see the file. */
 #ifndef PMCSHIM_REGIONS_H
 #define PMCSHIM_REGIONS_H
 
@@ -10,24 +10,12 @@
 
 #include "arena.h"
 #include "counters.h"
-#include "fpwalk.h"
-#include "index.h"
 #include "reportfile.h"
-#include "stacks.h"
+#include "sites.h"
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */
-#define SITE_CACHE 256			/* power of two */
 #define NAME_CACHE 64			/* power of two */
 #define FRAMES_MAX 4096
-
-struct site {
-	struct rf_site *rec;		/* in the report file */
-	struct fpwalk_record *trail;	/* depth > 0: the frame records the last
-					 * walk to this site read (fpwalk.h) */
-	int trail_n, trail_cap;		/* records in trail, room for */
-	size_t keylen;
-	uintptr_t key[];		/* region id, then the call-site pcs */
-};
 
 /* Enabled and running ns per value, for multiplexed events. */
 struct frame_times {
@@ -72,8 +60,7 @@ struct region_state {
 	uint64_t reentrant;		/* markers dropped while busy (atomic) */
 	uint32_t *active;		/* open activations per region id */
 	uint32_t active_cap;
-	struct site *cache[SITE_CACHE];
-	struct index sites;		/* every site of the thread */
+	struct sites sites;		/* the thread's accumulators */
 	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];
 };

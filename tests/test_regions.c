@@ -17,13 +17,7 @@ static struct counters none;	/* nopen == 0: wall time only */
 /* The site record of region at a call site. */
 static struct rf_site *find(uint32_t region, uintptr_t caller)
 {
-	for (size_t i = 0; rs.sites.slots && i <= rs.sites.mask; i++) {
-		struct site *s = rs.sites.slots[i].item;
-
-		if (s && s->key[0] == region && s->key[1] == caller)
-			return s->rec;
-	}
-	return NULL;
+	return sites_at(&rs.sites, region, caller);
 }
 
 static uint64_t error_count(enum rf_error_kind kind, uint32_t region)
@@ -236,7 +230,7 @@ static void test_many_names_and_sites(void)
 		regions_end(&rs, &none, ids[i]);
 		CHECK(find(ids[i], 0x900) && find(ids[i], 0x900)->calls == 2, "site of %s", name);
 	}
-	CHECK(rs.sites.count == MANY, "%zu sites", rs.sites.count);
+	CHECK(sites_count(&rs.sites) == MANY, "%zu sites", sites_count(&rs.sites));
 }
 
 /* Past the limit a new name gets no id and counts a drop; names it has,

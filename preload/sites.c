@@ -1,0 +1,184 @@
+/* Sites: the cache, the index, and the records in the report file. */
+#include "sites.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "mapfile.h"
+#include "stacks.h"
+
+void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
+		uint32_t thread)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->arena = arena;
+	ss->nv = nvalues;
+	ss->depth = depth;
+	ss->thread = thread;
+}
+
+void sites_release(struct sites *ss)
+{
+	index_release(&ss->index);
+	memset(ss->cache, 0, sizeof(ss->cache));
+}
+
+/* A cheap mix for the cache slot of a walked stack: every walk computes
+ * it, and index_hash (the index's, stronger) costs about 20 instructions
+ * more per pair; a collision only costs an index probe. */
+static inline uint32_t key_hash(const uintptr_t *key, size_t words)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < words; i++)
+		h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32);
+}
+
+static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t stack)
+{
+	struct rf_site *rec = mapfile_append(RF_SITE, rf_site_size((uint32_t)ss->nv));
+
+	if (!rec)
+		return NULL;
+	rec->thread = ss->thread;
+	rec->region = region;
+	rec->stack = stack;
+	rec->nvalues = (uint32_t)ss->nv;
+	for (int i = 0; i < ss->nv; i++)
+		rec->v[i].min = UINT64_MAX;
+	mapfile_publish(rec);
+	return rec;
+}
+
+static struct site *site_new(struct sites *ss, const uintptr_t *key, size_t len)
+{
+	int method = ss->depth ? stacks_last_method() : RF_STACK_CALLER;
+	uint32_t stack = stacks_intern(key + 1, (int)(len / sizeof(uintptr_t)) - 1, method);
+	struct site *s;
+
+	if (stack == UINT32_MAX || !(s = arena_alloc(ss->arena, sizeof(*s) + len)))
+		return NULL;
+	s->rec = site_record(ss, (uint32_t)key[0], stack);
+	if (!s->rec)
+		return NULL;
+	s->trail = NULL;
+	s->trail_n = s->trail_cap = 0;
+	s->keylen = len;
+	memcpy(s->key, key, len);
+	return s;
+}
+
+static int same_key(const void *item, const void *key, size_t len)
+{
+	const struct site *s = item;
+
+	return s->keylen == len && memcmp(s->key, key, len) == 0;
+}
+
+/* The site of a key through the index, made the first time. */
+static struct site *site_indexed(struct sites *ss, const uintptr_t *key, size_t len)
+{
+	uint64_t hash = index_hash(key, len);
+	struct site *s = index_find(&ss->index, hash, key, len, same_key);
+
+	if (!s && index_reserve(&ss->index, ss->arena) == 0 && (s = site_new(ss, key, len)))
+		index_add(&ss->index, ss->arena, hash, s);	/* reserved: cannot fail */
+	return s;
+}
+
+/* A walked stack's site: its cache slot, else the index. */
+static struct site *site_of_key(struct sites *ss, const uintptr_t *key, size_t words)
+{
+	size_t len = words * sizeof(uintptr_t);
+	struct site **slot = &ss->cache[key_hash(key, words) & (SITE_CACHE - 1)];
+	struct site *s = *slot;
+
+	if (s && s->keylen == len && memcmp(s->key, key, len) == 0)
+		return s;
+	s = site_indexed(ss, key, len);
+	if (s)
+		*slot = s;
+	return s;
+}
+
+/* Keep the records a walk read, for sites_walked_again's next look. */
+static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_trail *t)
+{
+	size_t bytes = (size_t)t->n * sizeof(t->rec[0]);
+
+	if (t->n > s->trail_cap) {
+		struct fpwalk_record *rec = arena_alloc(ss->arena, bytes);
+
+		s->trail_n = 0;
+		if (!rec)
+			return;
+		s->trail = rec;
+		s->trail_cap = t->n;
+	}
+	memcpy(s->trail, t->rec, bytes);
+	s->trail_n = t->n;
+}
+
+/* Depth > 0: walk the stack, then its site. */
+static struct site *site_of_stack(struct sites *ss, uint32_t id, uintptr_t caller,
+				  uintptr_t start)
+{
+	uintptr_t key[1 + STACKS_MAX_FRAMES];
+	struct fpwalk_trail trail;
+	struct site *s;
+	int n, saved = errno;
+
+	key[0] = id;
+	n = stacks_capture(start, caller, ss->depth, key + 1, &trail);
+	s = site_of_key(ss, key, (size_t)n + 1);
+	if (s && trail.n) {
+		keep_trail(ss, s, &trail);
+		*sites_slot(ss, id, caller) = s;
+	}
+	errno = saved;
+	return s;
+}
+
+/* Depth 0: the key is the region and the return address. */
+static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller)
+{
+	uintptr_t key[2] = { id, caller };
+	struct site **slot = sites_slot(ss, id, caller);
+	struct site *s = *slot;
+
+	int saved = errno;
+
+	if (s && s->key[1] == caller && s->key[0] == id)
+		return s;
+	s = site_indexed(ss, key, sizeof(key));
+	if (s)
+		*slot = s;
+	errno = saved;
+	return s;
+}
+
+/* What can make a system call keeps errno (site_of_stack, site_at_call):
+ * growth of the arena or the index, a new stack (stacks.c), the walk's
+ * first look at its thread, libunwind. */
+struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start)
+{
+	struct site *s = ss->depth ? site_of_stack(ss, id, caller, start)
+				   : site_at_call(ss, id, caller);
+
+	return s ? s->rec : NULL;
+}
+
+struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller)
+{
+	uintptr_t key[2] = { id, caller };
+	const struct site *s = index_find(&ss->index, index_hash(key, sizeof(key)), key,
+					  sizeof(key), same_key);
+
+	return s ? s->rec : NULL;
+}
+
+size_t sites_count(const struct sites *ss)
+{
+	return ss->index.count;
+}

@@ -1,0 +1,90 @@
+/* A thread's accumulators: one RF_SITE record in the report file per
+ * (region, call-site stack), which the thread updates in place. Markers
+ * find a site through a direct-mapped cache (a slot per call: its region
+ * and return address) and, past it, an index of every site of the
+ * thread. Only the owning thread touches this state. */
+#ifndef PMCSHIM_SITES_H
+#define PMCSHIM_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "fpwalk.h"
+#include "index.h"
+#include "reportfile.h"
+
+#define SITE_CACHE 256			/* power of two */
+
+struct site {
+	struct rf_site *rec;		/* in the report file */
+	struct fpwalk_record *trail;	/* depth > 0: the frame records the last
+					 * walk to this site read (fpwalk.h) */
+	int trail_n, trail_cap;		/* records in trail, room for */
+	size_t keylen;
+	uintptr_t key[];		/* region id, then the call-site pcs */
+};
+
+struct sites {
+	struct arena *arena;		/* the thread's (sites live until it ends) */
+	uint32_t thread;		/* rf_thread.index */
+	int nv;				/* values per site */
+	int depth;			/* frames above the call site */
+	struct site *cache[SITE_CACHE];
+	struct index index;		/* every site of the thread */
+};
+
+/* nvalues: values per site; depth: frames kept above the call site. */
+void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
+		uint32_t thread);
+/* Forget every site (their records stay in the file): the thread's arena
+ * is being released. */
+void sites_release(struct sites *ss);
+
+/* The slot of a call: a cheap mix of its region and return address. At
+ * depth 0 they are the whole key; at depth > 0 the slot holds the call's
+ * last site, and shares the array with the slots of walked stacks. */
+static inline struct site **sites_slot(struct sites *ss, uint32_t id, uintptr_t caller)
+{
+	return &ss->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
+}
+
+/* The warm path, depth 0: the call's site from its slot; NULL when the
+ * slot holds another call's (every key is at least these two words). */
+static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintptr_t caller)
+{
+	struct site *s = *sites_slot(ss, id, caller);
+
+	if (__builtin_expect(s && s->key[1] == caller && s->key[0] == id, 1))
+		return s->rec;
+	return NULL;
+}
+
+/* Depth > 0: the call's last site, when the frame records from start
+ * still hold what the walk to it read (so a walk would find the same
+ * stack); else NULL, and sites_find walks. A loop's markers see the same
+ * stack every time: a compare per word instead of the walk's checks, the
+ * key's hash and its compare. */
+static inline struct rf_site *sites_walked_again(struct sites *ss, uint32_t id,
+						 uintptr_t caller, uintptr_t start)
+{
+	struct site *s = *sites_slot(ss, id, caller);
+
+	if (s && s->key[1] == caller && s->key[0] == id &&
+	    fpwalk_same(start, s->trail, s->trail_n))
+		return s->rec;
+	return NULL;
+}
+
+/* The site of region id called from caller, with the stack above it at
+ * depth > 0 (walked from start, a frame record of the marker's own below
+ * caller's); made the first time. NULL when it cannot be recorded. Keeps
+ * the application's errno. */
+struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start);
+
+/* The site of a region at a call site (depth 0), if the thread has one;
+ * and how many sites it has. */
+struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller);
+size_t sites_count(const struct sites *ss);
+
+#endif
