@@ -86,29 +86,37 @@ void counters_read_slow(struct counters *c, uint64_t *vals);
  * hot path keeps no slots for events that did not open), from user
  * space through the snapshots: per event, a counter read and a look at
  * its page's lock. Returns 0 when that is not possible now: the caller
- * reads again with counters_read_slow.
+ * reads again with counters_read_slow. n: c->nfast, which is the number
+ * of open events whenever slow is 0; a caller that has a copy of its warm
+ * path for a common number passes it as a constant (the loop unrolled).
  * The first page's lock is looked at before any read, too: the kernel
  * rewrites every page of the thread's events when it schedules them out
  * or in, and after a move to another CPU a snapshot's index may name a
  * counter that CPU lacks (hybrid x86, big.LITTLE), where rdpmc or mrs
  * faults. A counter moved while the thread ran stays on this CPU: the
  * look after the read is enough for it. */
-static inline __attribute__((always_inline)) int counters_read_fast(const struct counters *c,
-								     uint64_t *vals)
+static inline __attribute__((always_inline)) int counters_read_fast_n(const struct counters *c,
+								       uint64_t *vals, int n)
 {
 	const struct selfread_snap *s = c->fast;
-	int n = c->nfast;
 	uint32_t moved = 0;
 
 	if (__builtin_expect(c->slow != 0 || (n > 0 && selfread_snap_moved(&s[0])), 0))
 		return 0;
 	selfread_barrier();
+#pragma GCC unroll 4	/* whole, where n is a constant (the asm's size hides it) */
 	for (int k = 0; k < n; k++) {
 		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
 		selfread_barrier();
 		moved |= selfread_snap_moved(&s[k]);
 	}
 	return moved == 0;
+}
+
+static inline __attribute__((always_inline)) int counters_read_fast(const struct counters *c,
+								     uint64_t *vals)
+{
+	return counters_read_fast_n(c, vals, c->nfast);
 }
 
 /* The same, falling back to new snapshots and read(). */
