@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) int counters_read_fast_n(const stru
 	if (__builtin_expect(c->slow != 0 || (n > 0 && selfread_snap_moved(&s[0])), 0))
 		return 0;
 	selfread_barrier();
-#pragma GCC unroll 4	/* whole, where n is a constant (the asm's size hides it) */
+#pragma GCC unroll 4	/* whole where n is a constant: the asm looks large to GCC */
 	for (int k = 0; k < n; k++) {
 		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
 		selfread_barrier();

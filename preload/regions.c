@@ -86,8 +86,6 @@ static inline __attribute__((always_inline)) int read_values_fast(const struct r
 	return counters_read_fast_n(c, v + 1, nv - 1);
 }
 
-
-
 void regions_serialize(struct region_state *rs, int on)
 {
 	rs->serialize = on;
@@ -202,15 +200,6 @@ static inline struct frame *push(struct region_state *rs, struct rf_site *site, 
  * (sites_find: a new one, a walk), errors (errors.c), read()
  * (counters.c). */
 
-/* The site of a begin off the warm path; start: where a walk begins. */
-static inline struct rf_site *site_of(struct region_state *rs, uint32_t id,
-				      uintptr_t caller, uintptr_t start)
-{
-	struct rf_site *s = rs->depth ? sites_walked_again(&rs->sites, id, caller, start) : NULL;
-
-	return s ? s : sites_find(&rs->sites, id, caller, start);
-}
-
 /* A begin off the warm path: growth, a site not in its cache slot, a
  * stack to walk, or a read other than the plain one. */
 static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct counters *c,
@@ -222,7 +211,7 @@ static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
-	s = site_of(rs, id, caller, (uintptr_t)__builtin_frame_address(0));
+	s = sites_lookup(&rs->sites, id, caller, (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -460,10 +449,9 @@ static inline __attribute__((always_inline)) void end_marker(struct region_state
 
 /* The markers of a thread with 1, 2 or 3 values (wall time and up to two
  * events, as the default instructions and cycles): a copy each, for
- * exactly that many values, so that the loops unroll and the values stay
- * in registers, and the guard's address is found once (in the guest:
- * 2 events 386 -> 348 instructions a pair, 1 event 317 -> 285). The loops are unrolled by pragma: GCC does not
- * count the counter read's table of 32 slots as small. */
+ * exactly that many values, so that the loops unroll (by pragma: the
+ * counter read's asm looks large to GCC) and the values stay in
+ * registers, and the guard's address is found once per marker. */
 #define MARKERS_FOR(nv)                                                        \
 	static __attribute__((noinline)) void begin_##nv(struct region_state *rs, \
 							 struct counters *c,       \

@@ -65,7 +65,9 @@ struct region_state {
 	struct name_slot names[NAME_CACHE];
 };
 
-/* nvalues: 1 (wall time) + the events open in this thread; thread: its
+/* nvalues: 1 (wall time) + the events open in this thread, as the
+ * counters given to the markers have them (the markers read nvalues - 1
+ * counters whenever the counters allow the plain read); thread: its
  * rf_thread.index. */
 void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread);
 /* PMCSHIM_SERIALIZE: a barrier before and after each marker's reads. */

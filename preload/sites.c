@@ -102,7 +102,7 @@ static struct site *site_of_key(struct sites *ss, const uintptr_t *key, size_t w
 	return s;
 }
 
-/* Keep the records a walk read, for sites_walked_again's next look. */
+/* Keep the records a walk read, for sites_lookup's next look. */
 static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_trail *t)
 {
 	size_t bytes = (size_t)t->n * sizeof(t->rec[0]);
@@ -120,9 +120,11 @@ static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_tra
 	s->trail_n = t->n;
 }
 
-/* Depth > 0: walk the stack, then its site. */
-static struct site *site_of_stack(struct sites *ss, uint32_t id, uintptr_t caller,
-				  uintptr_t start)
+/* Depth > 0: walk the stack, then its site (out of line: the key and
+ * the trail make a large stack frame, which sites_find at depth 0 and a
+ * marker in a signal handler had better not carry). */
+static __attribute__((noinline)) struct site *site_of_stack(struct sites *ss, uint32_t id,
+							     uintptr_t caller, uintptr_t start)
 {
 	uintptr_t key[1 + STACKS_MAX_FRAMES];
 	struct fpwalk_trail trail;
@@ -146,10 +148,9 @@ static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller
 	uintptr_t key[2] = { id, caller };
 	struct site **slot = sites_slot(ss, id, caller);
 	struct site *s = *slot;
-
 	int saved = errno;
 
-	if (s && s->key[1] == caller && s->key[0] == id)
+	if (sites_of_call(s, id, caller))
 		return s;
 	s = site_indexed(ss, key, sizeof(key));
 	if (s)

@@ -38,7 +38,7 @@ struct sites {
 void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
 		uint32_t thread);
 /* Forget every site (their records stay in the file): the thread's arena
- * is being released. */
+ * is about to be released (call this first). */
 void sites_release(struct sites *ss);
 
 /* The slot of a call: a cheap mix of its region and return address. At
@@ -49,41 +49,48 @@ static inline struct site **sites_slot(struct sites *ss, uint32_t id, uintptr_t 
 	return &ss->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
 }
 
+/* s is a site of region id called from caller (every key is at least
+ * these two words). */
+static inline int sites_of_call(const struct site *s, uint32_t id, uintptr_t caller)
+{
+	return s && s->key[1] == caller && s->key[0] == id;
+}
+
 /* The warm path, depth 0: the call's site from its slot; NULL when the
- * slot holds another call's (every key is at least these two words). */
+ * slot holds another call's. */
 static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintptr_t caller)
 {
 	struct site *s = *sites_slot(ss, id, caller);
 
-	if (__builtin_expect(s && s->key[1] == caller && s->key[0] == id, 1))
+	if (__builtin_expect(sites_of_call(s, id, caller), 1))
 		return s->rec;
 	return NULL;
 }
 
-/* Depth > 0: the call's last site, when the frame records from start
- * still hold what the walk to it read (so a walk would find the same
- * stack); else NULL, and sites_find walks. A loop's markers see the same
- * stack every time: a compare per word instead of the walk's checks, the
- * key's hash and its compare. */
-static inline struct rf_site *sites_walked_again(struct sites *ss, uint32_t id,
-						 uintptr_t caller, uintptr_t start)
+/* Off the warm path (sites_lookup): the site of region id called from
+ * caller, with the stack above it at depth > 0 (walked from start, a
+ * frame record of the marker's own below caller's); made the first time.
+ * NULL when it cannot be recorded. Keeps the application's errno. */
+struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start);
+
+/* The same, but at depth > 0 first the call's last site, when the frame
+ * records from start still hold what the walk to it read (so a walk
+ * would find the same stack). A loop's markers see the same stack every
+ * time: a compare per word instead of the walk's checks, the key's hash
+ * and its compare. Inline: this is the warm path at depth > 0. */
+static inline struct rf_site *sites_lookup(struct sites *ss, uint32_t id, uintptr_t caller,
+					   uintptr_t start)
 {
 	struct site *s = *sites_slot(ss, id, caller);
 
-	if (s && s->key[1] == caller && s->key[0] == id &&
+	if (ss->depth && sites_of_call(s, id, caller) &&
 	    fpwalk_same(start, s->trail, s->trail_n))
 		return s->rec;
-	return NULL;
+	return sites_find(ss, id, caller, start);
 }
 
-/* The site of region id called from caller, with the stack above it at
- * depth > 0 (walked from start, a frame record of the marker's own below
- * caller's); made the first time. NULL when it cannot be recorded. Keeps
- * the application's errno. */
-struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start);
-
-/* The site of a region at a call site (depth 0), if the thread has one;
- * and how many sites it has. */
+/* For the unit tests: the site of a region at a call site (depth 0), if
+ * the thread has one; and how many sites it has. */
 struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller);
 size_t sites_count(const struct sites *ss);
 
