@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "codemap.h"
 
@@ -63,7 +64,10 @@ static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
 __attribute__((no_sanitize("address"), no_sanitize_thread))
 static inline struct fpwalk_record load_record(uintptr_t addr)
 {
-	return *(const struct fpwalk_record *)addr;
+	struct fpwalk_record r;
+
+	memcpy(&r, (const void *)addr, sizeof(r));	/* one load of both words */
+	return r;
 }
 
 /* Read the record at fp into the trail; returns the next frame pointer
@@ -146,12 +150,14 @@ int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n)
 
 	if (n < 2 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top))
 		return 0;
-	for (const struct fpwalk_record *end = rec + n; rec < end; rec++) {
-		struct fpwalk_record r = load_record(fp);
+	const struct fpwalk_record *end = rec + n;
 
-		if ((r.fp != rec->fp) | (r.ra != rec->ra))	/* both: one branch */
+	do {
+		struct fpwalk_record r = load_record(fp), want = *rec;
+
+		if ((r.fp != want.fp) | (r.ra != want.ra))	/* both: one branch */
 			return 0;
 		fp = r.fp;
-	}
+	} while (++rec < end);
 	return 1;
 }
