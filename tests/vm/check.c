@@ -204,6 +204,33 @@ static void test_children_calibrated(void)
 	CHECK(raw[1] - raw[0] >= 100000, "measured: %lld per 1000 children", raw[1] - raw[0]);
 }
 
+/* The markers have a copy per number of values (1, 2 or 3, and one for
+ * more: regions.c): with 1 and with 3 events the loop is exactly 2n and
+ * exclusive sums stay exact too, as with the default 2 (test_exact_loop,
+ * test_nesting_exact). */
+static void test_widths_exact(void)
+{
+	const char *name[] = { "loop1e", "loop3e" }, *what[] = { "1 event", "3 events" };
+
+	for (int k = 0; k < 2; k++) {
+		json_t *rep = load(name[k], 0), *t;
+		long long n0, n1, pi, pe, ci;
+
+		CHECK(rep, "no %s report", name[k]);
+		t = rep_main_thread(rep);
+		n0 = per_call(t, "n0");
+		n1 = per_call(t, "n1m");
+		pi = rep_event(t, "parent", INS, "incl");
+		pe = rep_event(t, "parent", INS, "excl");
+		ci = rep_event(t, "inner", INS, "incl");
+		printf("    %s: region n0 %lld, n1m %lld instructions\n", what[k], n0, n1);
+		CHECK(n0 > 0 && n1 - n0 == 2000000, "%s: N=1e6 minus N=0 = %lld", name[k], n1 - n0);
+		CHECK(pi > 0 && ci > 10000 && pe == pi - ci, "%s: parent excl %lld, incl %lld, "
+		      "inner incl %lld", name[k], pe, pi, ci);
+		json_decref(rep);
+	}
+}
+
 /* PMCSHIM_SERIALIZE=1 (an isb around each marker's reads) moves no
  * exact count: the loop is still exactly 2n. */
 static void test_serialized_exact(void)
@@ -676,6 +703,7 @@ int main(int argc, char **argv)
 		RUN(test_signal_handler_stack);
 	}
 	ua = "ua1";
+	RUN(test_widths_exact);
 	RUN(test_serialized_exact);
 	RUN(test_both_paths_agree);
 	{
