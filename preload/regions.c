@@ -318,16 +318,24 @@ static inline uint32_t name_id(struct region_state *rs, const char *name)
 	return name_lookup(rs, e, name);
 }
 
+/* A marker's guard: 0 when the shim is already busy on this thread (the
+ * marker is then dropped and counted). */
+static inline __attribute__((always_inline)) int marker_guard(struct region_state *rs)
+{
+	if (likely(guard_enter()))
+		return 1;
+	drop_busy(rs);
+	return 0;
+}
+
 /* The guard, then the name's id: 0 (and the guard left) when the marker
  * is dropped. */
 static inline uint32_t enter_name(struct region_state *rs, const char *name)
 {
 	uint32_t id;
 
-	if (unlikely(!guard_enter())) {
-		drop_busy(rs);
+	if (!marker_guard(rs))
 		return 0;
-	}
 	id = name_id(rs, name);
 	if (unlikely(!id))
 		guard_leave();
@@ -442,22 +450,16 @@ static inline __attribute__((always_inline)) void begin_marker(struct region_sta
 							       struct counters *c, uint32_t id,
 							       uintptr_t caller, int nv)
 {
-	if (unlikely(!guard_enter())) {
-		drop_busy(rs);
-		return;
-	}
-	begin_guarded(rs, c, id, caller, nv);
+	if (marker_guard(rs))
+		begin_guarded(rs, c, id, caller, nv);
 }
 
 static inline __attribute__((always_inline)) void end_marker(struct region_state *rs,
 							     struct counters *c, uint32_t id,
 							     int nv)
 {
-	if (unlikely(!guard_enter())) {
-		drop_busy(rs);
-		return;
-	}
-	end_guarded(rs, c, id, nv);
+	if (marker_guard(rs))
+		end_guarded(rs, c, id, nv);
 }
 
 /* The markers of a thread with 1, 2 or 3 values (wall time and up to two

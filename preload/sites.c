@@ -23,16 +23,17 @@ void sites_release(struct sites *ss)
 	memset(ss->cache, 0, sizeof(ss->cache));
 }
 
-/* A cheap mix for the cache slot of a walked stack: every walk computes
- * it, and index_hash (the index's, stronger) costs about 20 instructions
- * more per pair; a collision only costs an index probe. */
-static inline uint32_t key_hash(const uintptr_t *key, size_t words)
+/* The cache slot of a walked stack's key, on a cheap mix of its words:
+ * every walk computes it, and index_hash (the index's, stronger) costs
+ * about 20 instructions more per pair; a collision only costs an index
+ * probe. */
+static inline struct site **key_slot(struct sites *ss, const uintptr_t *key, size_t words)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 
 	for (size_t i = 0; i < words; i++)
 		h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32);
+	return &ss->cache[(h >> 32) & (SITE_CACHE - 1)];
 }
 
 static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t stack)
@@ -87,14 +88,14 @@ static struct site *site_indexed(struct sites *ss, const uintptr_t *key, size_t 
 	return s;
 }
 
-/* A walked stack's site: its cache slot, else the index. */
-static struct site *site_of_key(struct sites *ss, const uintptr_t *key, size_t words)
+/* The site of a key: the one in slot, else the index's (then kept in
+ * slot). */
+static struct site *site_through(struct sites *ss, struct site **slot, const uintptr_t *key,
+				 size_t len)
 {
-	size_t len = words * sizeof(uintptr_t);
-	struct site **slot = &ss->cache[key_hash(key, words) & (SITE_CACHE - 1)];
 	struct site *s = *slot;
 
-	if (s && s->keylen == len && memcmp(s->key, key, len) == 0)
+	if (s && same_key(s, key, len))
 		return s;
 	s = site_indexed(ss, key, len);
 	if (s)
@@ -129,11 +130,12 @@ static __attribute__((noinline)) struct site *site_of_stack(struct sites *ss, ui
 	uintptr_t key[1 + STACKS_MAX_FRAMES];
 	struct fpwalk_trail trail;
 	struct site *s;
-	int n, saved = errno;
+	size_t words;
+	int saved = errno;
 
 	key[0] = id;
-	n = stacks_capture(start, caller, ss->depth, key + 1, &trail);
-	s = site_of_key(ss, key, (size_t)n + 1);
+	words = 1 + (size_t)stacks_capture(start, caller, ss->depth, key + 1, &trail);
+	s = site_through(ss, key_slot(ss, key, words), key, words * sizeof(key[0]));
 	if (s && trail.n) {
 		keep_trail(ss, s, &trail);
 		*sites_slot(ss, id, caller) = s;
@@ -146,15 +148,9 @@ static __attribute__((noinline)) struct site *site_of_stack(struct sites *ss, ui
 static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller)
 {
 	uintptr_t key[2] = { id, caller };
-	struct site **slot = sites_slot(ss, id, caller);
-	struct site *s = *slot;
 	int saved = errno;
+	struct site *s = site_through(ss, sites_slot(ss, id, caller), key, sizeof(key));
 
-	if (sites_of_call(s, id, caller))
-		return s;
-	s = site_indexed(ss, key, sizeof(key));
-	if (s)
-		*slot = s;
 	errno = saved;
 	return s;
 }
