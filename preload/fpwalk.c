@@ -96,6 +96,7 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	int n = 0;
 
 	trail->n = 0;
+	trail->start = fp;
 	if (__builtin_expect(stack_hi == 0, 0))
 		fpwalk_thread_init();
 	top = stack_hi - 16;	/* the highest frame record */
@@ -140,15 +141,20 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 }
 
 /* Only the first record's address (start) can differ from the first
- * walk's, and only the checks of start and of the step from it depend on
- * it: they are made again. A trail of two records or more took that
- * step; a one-record trail may have stopped at it, where a walk from
- * another start could go on, so it is never reused. */
-int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n)
+ * walk's (from), and only the checks of start and of the step from it
+ * depend on it. From the same start the same words give the same walk,
+ * wherever it stopped. From another, those checks are made again; a
+ * trail of two records or more took that step, but a one-record trail may
+ * have stopped at it, where a walk from the new start could go on, so it
+ * is not reused. */
+int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwalk_record *rec, int n)
 {
 	uintptr_t fp = start, top = stack_hi - 16;
 
-	if (n < 2 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top))
+	if (n < 1)
+		return 0;
+	if (start != from &&
+	    (n < 2 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top)))
 		return 0;
 	const struct fpwalk_record *end = rec + n;
 

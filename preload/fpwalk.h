@@ -23,6 +23,7 @@ struct fpwalk_record {
  * address is the fp read before it, so only the first record's address
  * (the start) can differ. */
 struct fpwalk_trail {
+	uintptr_t start;	/* the first record's address */
 	int n;
 	struct fpwalk_record rec[FPWALK_TRAIL_MAX];
 };
@@ -41,12 +42,13 @@ struct fpwalk_trail {
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
-/* 1 when a walk from start would read the n records rec (a trail's) and
- * so give the same stack as the walk that left them: a load and a compare
- * per word, where the walk checks each frame and return address. (What
- * counts as code is as the walk found it: a module loaded at a word the
- * walk refused is not seen until the words change.) */
-int fpwalk_same(uintptr_t start, const struct fpwalk_record *rec, int n);
+/* 1 when a walk from start would read the n records rec (a trail's, of a
+ * walk from `from`) and so give the same stack as the walk that left
+ * them: a load and a compare per word, where the walk checks each frame
+ * and return address. (What counts as code is as the walk found it: a
+ * module loaded at a word the walk refused is not seen until the words
+ * change.) */
+int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwalk_record *rec, int n);
 
 /* At load time, on the main thread: the module table, and this thread's
  * stack bounds. */

@@ -119,6 +119,7 @@ static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_tra
 	}
 	memcpy(s->trail, t->rec, bytes);
 	s->trail_n = t->n;
+	s->trail_start = t->start;
 }
 
 /* Depth > 0: walk the stack, then its site (out of line: the key and

@@ -20,6 +20,7 @@ struct site {
 	struct rf_site *rec;		/* in the report file */
 	struct fpwalk_record *trail;	/* depth > 0: the frame records the last
 					 * walk to this site read (fpwalk.h) */
+	uintptr_t trail_start;		/* where that walk started */
 	int trail_n, trail_cap;		/* records in trail, room for */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
@@ -84,7 +85,7 @@ static inline struct rf_site *sites_lookup(struct sites *ss, uint32_t id, uintpt
 	struct site *s = *sites_slot(ss, id, caller);
 
 	if (ss->depth && sites_of_call(s, id, caller) &&
-	    fpwalk_same(start, s->trail, s->trail_n))
+	    fpwalk_same(start, s->trail_start, s->trail, s->trail_n))
 		return s->rec;
 	return sites_find(ss, id, caller, start);
 }

@@ -39,25 +39,25 @@ static void test_trail_replays_the_walk(void)
 	n = walk((uintptr_t)buf, pcs, &t);
 	CHECK(n == 3 && pcs[0] == CALLER && pcs[1] == CODE && pcs[2] == CODE, "walk: %d", n);
 	CHECK(t.n == 3, "records read: %d", t.n);
-	CHECK(fpwalk_same((uintptr_t)buf, t.rec, t.n), "the same records: the same walk");
+	CHECK(fpwalk_same((uintptr_t)buf, t.start, t.rec, t.n), "the same records: the same walk");
 	buf[17] = CODE + 4;
-	CHECK(!fpwalk_same((uintptr_t)buf, t.rec, t.n), "a return address changed");
+	CHECK(!fpwalk_same((uintptr_t)buf, t.start, t.rec, t.n), "a return address changed");
 	buf[17] = CODE;
 	buf[8] = (uintptr_t)&buf[18];
-	CHECK(!fpwalk_same((uintptr_t)buf, t.rec, t.n), "a frame pointer changed");
+	CHECK(!fpwalk_same((uintptr_t)buf, t.start, t.rec, t.n), "a frame pointer changed");
 	buf[8] = (uintptr_t)&buf[16];
 	/* the same words from another start: lower is the same walk; above
 	 * the next frame the walk would stop */
 	memcpy(&buf[4], &buf[0], 2 * sizeof(buf[0]));
-	CHECK(fpwalk_same((uintptr_t)&buf[4], t.rec, t.n), "a lower start, same words");
+	CHECK(fpwalk_same((uintptr_t)&buf[4], t.start, t.rec, t.n), "a lower start, same words");
 	memcpy(&buf[24], &buf[0], 2 * sizeof(buf[0]));
-	CHECK(!fpwalk_same((uintptr_t)&buf[24], t.rec, t.n), "a start above the next frame");
+	CHECK(!fpwalk_same((uintptr_t)&buf[24], t.start, t.rec, t.n), "a start above the next frame");
 }
 
 /* A walk that stops at its first step (the next frame below the start)
  * reads one record; from a lower start the same words would go on, so a
- * one-record trail is never reused. */
-static void test_one_record_trail_not_reused(void)
+ * one-record trail is reused only from its own start. */
+static void test_one_record_trail_reused_in_place(void)
 {
 	uintptr_t buf[64] __attribute__((aligned(16)));
 	uintptr_t pcs[16];
@@ -69,7 +69,10 @@ static void test_one_record_trail_not_reused(void)
 	CHECK(walk((uintptr_t)&buf[8], pcs, &t) == 1 && t.n == 1, "stops at once: %d", t.n);
 	memcpy(&buf[0], &buf[8], 2 * sizeof(buf[0]));
 	CHECK(walk((uintptr_t)&buf[0], pcs, &below) == 3, "from below it goes on");
-	CHECK(!fpwalk_same((uintptr_t)&buf[0], t.rec, t.n), "a one-record trail reused");
+	CHECK(!fpwalk_same((uintptr_t)&buf[0], t.start, t.rec, t.n), "a one-record trail reused");
+	CHECK(fpwalk_same((uintptr_t)&buf[8], t.start, t.rec, t.n), "not from its own start");
+	buf[9] = CODE;
+	CHECK(!fpwalk_same((uintptr_t)&buf[8], t.start, t.rec, t.n), "its own start, a word changed");
 }
 
 /* Not this thread's stack (a sigaltstack, a coroutine): no walk, no reuse. */
@@ -85,14 +88,14 @@ static void test_start_off_the_stack(void)
 	CHECK(walk((uintptr_t)buf, pcs, &t) == 2 && t.n == 2, "walk: %d records", t.n);
 	memcpy(other, buf, 2 * sizeof(buf[0]));
 	CHECK(walk((uintptr_t)other, pcs, &off) == 0, "a walk off the stack");
-	CHECK(!fpwalk_same((uintptr_t)other, t.rec, t.n), "reused off the stack");
+	CHECK(!fpwalk_same((uintptr_t)other, t.start, t.rec, t.n), "reused off the stack");
 }
 
 int main(void)
 {
 	fpwalk_init();
 	RUN(test_trail_replays_the_walk);
-	RUN(test_one_record_trail_not_reused);
+	RUN(test_one_record_trail_reused_in_place);
 	RUN(test_start_off_the_stack);
 	return t_done("fpwalk");
 }
