@@ -8,6 +8,7 @@
  * that of libc and the vDSO, which stay. */
 #include "codemap.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -31,6 +32,7 @@ static int ntramp;
 struct table {
 	struct table *older;		/* replaced tables, kept */
 	unsigned long long adds, subs;	/* dl_iterate_phdr's counters when built */
+	unsigned long unloads;		/* codemap_unloads() when last found current */
 	size_t n;
 	struct codemap_range r[];
 };
@@ -45,7 +47,7 @@ struct collect {
 	int first, unchanged;
 };
 
-static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi)
+static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi, int flags)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
@@ -55,7 +57,9 @@ static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi)
 		c->r = p;
 		c->cap = cap;
 	}
-	c->r[c->n++] = (struct codemap_range){ lo, hi, 0 };
+	c->r[c->n++] = (struct codemap_range){
+		.lo = lo, .hi = hi, .exec = !!(flags & PF_X), .writable = !!(flags & PF_W)
+	};
 	return 0;
 }
 
@@ -96,13 +100,14 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (add_range(c, lo, lo + ph->p_memsz) != 0)
+		if (add_range(c, lo, lo + ph->p_memsz, ph->p_flags) != 0)
 			return 1;
-		c->r[c->n - 1].tramp = tramp_segment(info->dlpi_name ? info->dlpi_name : "", lo,
-						     t == NULL);
+		if (ph->p_flags & PF_X)
+			c->r[c->n - 1].tramp = tramp_segment(info->dlpi_name ? info->dlpi_name : "",
+							     lo, t == NULL);
 	}
 	return 0;
 }
@@ -118,11 +123,14 @@ static int by_lo(const void *a, const void *b)
 static int rebuild(void)
 {
 	struct collect c = { .first = 1 };
+	unsigned long unloads = codemap_unloads();
 	struct table *t;
 	int published = 0;
 
 	pthread_mutex_lock(&rebuild_lock);
 	dl_iterate_phdr(collect_one, &c);
+	if (c.unchanged)
+		__atomic_store_n(&current->unloads, unloads, __ATOMIC_RELAXED);
 	if (c.unchanged || c.n == 0)
 		goto out;
 	t = malloc(sizeof(*t) + c.n * sizeof(t->r[0]));
@@ -133,6 +141,7 @@ static int rebuild(void)
 	t->n = c.n;
 	t->adds = c.adds;
 	t->subs = c.subs;
+	t->unloads = unloads;
 	t->older = current;
 	__atomic_store_n(&current, t, __ATOMIC_RELEASE);
 	published = 1;
@@ -184,14 +193,51 @@ int codemap_is_sigreturn(uintptr_t pc, uintptr_t hi)
 #endif
 }
 
-int codemap_lookup(uintptr_t pc)
+/* The segment holding p; a miss re-reads the module list once. */
+static const struct codemap_range *lookup(uintptr_t p)
 {
-	const struct codemap_range *r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), pc);
+	const struct codemap_range *r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), p);
 
 	if (!r && rebuild())
-		r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), pc);
-	if (!r)
+		r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), p);
+	return r;
+}
+
+int codemap_lookup(uintptr_t pc)
+{
+	const struct codemap_range *r = lookup(pc);
+
+	if (!r || !r->exec)
 		return 0;
 	codemap_last = *r;
 	return 1;
+}
+
+int codemap_constant(uintptr_t p, size_t len)
+{
+	const struct table *t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+	const struct codemap_range *r;
+
+	/* after a dlclose the table may still hold the object's ranges */
+	if (!t || __atomic_load_n(&t->unloads, __ATOMIC_RELAXED) != codemap_unloads())
+		rebuild();
+	r = lookup(p);
+
+	return r && !r->writable && len < r->hi - p;
+}
+
+unsigned long codemap_unload_count;
+
+/* Counted once the object is gone: a string seen constant before then
+ * is checked again (another object may be loaded at its address). */
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	int ret;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "dlclose");
+	ret = real ? real(handle) : -1;
+	__atomic_add_fetch(&codemap_unload_count, 1, __ATOMIC_RELEASE);
+	return ret;
 }

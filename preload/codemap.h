@@ -1,13 +1,17 @@
-/* Where the loaded modules' code is: a cached, sorted list of the
- * executable segments of every object dl_iterate_phdr reports, so that the
- * frame-pointer walker can tell a return address from garbage. */
+/* Where the loaded modules are: a cached, sorted list of the loadable
+ * segments of every object dl_iterate_phdr reports, so that the
+ * frame-pointer walker can tell a return address from garbage, and the
+ * name markers a string literal from a buffer. */
 #ifndef PMCSHIM_CODEMAP_H
 #define PMCSHIM_CODEMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct codemap_range {
 	uintptr_t lo, hi;
+	int exec;	/* PF_X */
+	int writable;	/* PF_W */
 	int tramp;	/* may hold the signal return trampoline */
 };
 
@@ -23,6 +27,19 @@ extern __thread struct codemap_range codemap_last;
  * codemap_last holds it). A miss re-reads the module list once when
  * objects were loaded or unloaded since it was last read. */
 int codemap_lookup(uintptr_t pc);
+
+/* 1 when [p, p + len] lies in a segment without PF_W: bytes there stay
+ * as they are while the module stays loaded. */
+int codemap_constant(uintptr_t p, size_t len);
+
+/* The number of dlclose calls so far (dlclose is interposed to count
+ * them): what codemap_constant said holds while this stays the same. */
+extern unsigned long codemap_unload_count;
+
+static inline unsigned long codemap_unloads(void)
+{
+	return __atomic_load_n(&codemap_unload_count, __ATOMIC_ACQUIRE);
+}
 
 /* 1 when pc, in a segment with tramp set that ends at hi, is the signal
  * return trampoline: the frame above it is the kernel's signal frame,

@@ -6,6 +6,7 @@
 
 #include "regions.h"
 
+#include "codemap.h"
 #include "guard.h"
 #include "log.h"
 #include "mapfile.h"
@@ -33,15 +34,6 @@ static inline uint64_t load(const uint64_t *p)
 static inline void add(uint64_t *p, uint64_t d)
 {
 	store(p, load(p) + d);
-}
-
-void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread)
-{
-	memset(rs, 0, sizeof(*rs));
-	rs->nv = nvalues;
-	rs->depth = depth;
-	rs->thread = thread;
-	sites_init(&rs->sites, &rs->arena, nvalues, depth, thread);
 }
 
 void regions_release(struct region_state *rs)
@@ -291,31 +283,67 @@ static const char *remember_refused(struct region_state *rs, struct name_slot *e
 }
 
 /* A name not in its cache slot: look it up (a lock) and cache it. */
-static __attribute__((noinline)) uint32_t name_lookup(struct region_state *rs,
-						      struct name_slot *e, const char *name)
+static uint32_t name_lookup(struct region_state *rs, struct name_slot *e, const char *name)
 {
 	int saved = errno;
 
 	e->id = names_intern(name, &e->interned);
 	e->ptr = e->id ? name : remember_refused(rs, e, name);
+	e->constant_at = 0;
+	e->varies = 0;
 	errno = saved;
 	return e->id;
 }
 
-/* The id of a name, through a per-thread cache keyed by the pointer (and
- * checked against the text: the caller may reuse a buffer). */
-static inline uint32_t name_id(struct region_state *rs, const char *name)
+/* A name found in its slot by its text, used again: whether its text can
+ * change (the first time, or the first since an object was unloaded).
+ * Not at the lookup: a program that makes every name anew in a buffer
+ * would pay for the check (a lock, a rebuilt module table) at each. */
+static void learn_constant(struct name_slot *e, const char *name)
+{
+	int saved = errno;
+	unsigned long unloads = codemap_unloads();	/* before the check */
+
+	if (codemap_constant((uintptr_t)name, strnlen(name, NAMES_MAX_LEN)))
+		e->constant_at = unloads + 1;
+	else
+		e->varies = 1;
+	errno = saved;
+}
+
+static inline struct name_slot *name_slot_of(struct region_state *rs, const char *name)
 {
 	uintptr_t p = (uintptr_t)name;
-	struct name_slot *e = &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
 
-	if (name && likely(e->ptr == name) &&
-	    strncmp(e->interned, name, NAMES_MAX_LEN) == 0) {
-		if (unlikely(!e->id))
-			names_drop_refused();
+	return &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
+}
+
+/* The id of a name, through a per-thread cache keyed by the pointer and
+ * checked against the text (the caller may reuse a buffer); 0 when the
+ * marker is dropped. */
+static __attribute__((noinline)) uint32_t name_id(struct region_state *rs, const char *name)
+{
+	struct name_slot *e = name_slot_of(rs, name);
+
+	if (!name || e->ptr != name || strncmp(e->interned, name, NAMES_MAX_LEN) != 0)
+		return name_lookup(rs, e, name);
+	if (!e->varies && e->constant_at != codemap_unloads() + 1)
+		learn_constant(e, name);
+	if (!e->id)
+		names_drop_refused();
+	return e->id;
+}
+
+/* The id of a name whose text its slot knows cannot have changed (a
+ * string literal, say, with no object unloaded since), with no call and
+ * no compare: the name markers' warm path. 0 otherwise: name_id decides. */
+static inline uint32_t name_id_cached(struct region_state *rs, const char *name)
+{
+	const struct name_slot *e = name_slot_of(rs, name);
+
+	if (likely(e->ptr == name && e->constant_at == codemap_unloads() + 1))
 		return e->id;
-	}
-	return name_lookup(rs, e, name);
+	return 0;
 }
 
 /* A marker's guard: 0 when the shim is already busy on this thread (the
@@ -326,20 +354,6 @@ static inline __attribute__((always_inline)) int marker_guard(struct region_stat
 		return 1;
 	drop_busy(rs);
 	return 0;
-}
-
-/* The guard, then the name's id: 0 (and the guard left) when the marker
- * is dropped. */
-static inline uint32_t enter_name(struct region_state *rs, const char *name)
-{
-	uint32_t id;
-
-	if (!marker_guard(rs))
-		return 0;
-	id = name_id(rs, name);
-	if (unlikely(!id))
-		guard_leave();
-	return id;
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent (nv:
@@ -466,59 +480,146 @@ static inline __attribute__((always_inline)) void end_marker(struct region_state
  * events, as the default instructions and cycles): a copy each, for
  * exactly that many values, so that the loops unroll (by pragma: the
  * counter read's asm looks large to GCC) and the values stay in
- * registers, and the guard's address is found once per marker. */
-#define MARKERS_FOR(nv)                                                        \
-	static __attribute__((noinline)) void begin_##nv(struct region_state *rs, \
-							 struct counters *c,       \
-							 uint32_t id, uintptr_t caller) \
+ * registers, and the guard's address is found once per marker. Threads
+ * with more values share one copy that reads nv from rs. The name
+ * markers' warm path (a constant name in its slot) makes no call but the
+ * tail call to the begin or end inside the guard: no stack frame. */
+struct markers {
+	void (*begin)(struct region_state *rs, struct counters *c, uint32_t id,
+		      uintptr_t caller);
+	void (*end)(struct region_state *rs, struct counters *c, uint32_t id);
+	void (*begin_name)(struct region_state *rs, struct counters *c, const char *name,
+			   uintptr_t caller);
+	void (*end_name)(struct region_state *rs, struct counters *c, const char *name);
+	/* inside the guard, which they leave */
+	void (*begin_in)(struct region_state *rs, struct counters *c, uint32_t id,
+			 uintptr_t caller);
+	void (*end_in)(struct region_state *rs, struct counters *c, uint32_t id);
+};
+
+/* The name markers off their warm path (inside the guard). */
+static __attribute__((noinline)) void begin_name_slow(struct region_state *rs,
+						      struct counters *c, const char *name,
+						      uintptr_t caller)
+{
+	uint32_t id = name_id(rs, name);
+
+	if (id)
+		rs->markers->begin_in(rs, c, id, caller);
+	else
+		guard_leave();
+}
+
+static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
+						    struct counters *c, const char *name)
+{
+	uint32_t id = name_id(rs, name);
+
+	if (id)
+		rs->markers->end_in(rs, c, id);
+	else
+		guard_leave();
+}
+
+#define MARKERS_FOR(suffix, nv)                                                \
+	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
+							     struct counters *c,   \
+							     uint32_t id,          \
+							     uintptr_t caller)     \
 	{                                                                      \
 		begin_marker(rs, c, id, caller, nv);                           \
 	}                                                                      \
-	static __attribute__((noinline)) void end_##nv(struct region_state *rs,   \
-						       struct counters *c, uint32_t id) \
+	static __attribute__((noinline)) void end_##suffix(struct region_state *rs, \
+							   struct counters *c,     \
+							   uint32_t id)            \
 	{                                                                      \
 		end_marker(rs, c, id, nv);                                     \
-	}
-MARKERS_FOR(1)
-MARKERS_FOR(2)
-MARKERS_FOR(3)
+	}                                                                      \
+	static __attribute__((noinline)) void begin_in_##suffix(struct region_state *rs, \
+								struct counters *c, \
+								uint32_t id,       \
+								uintptr_t caller)  \
+	{                                                                      \
+		begin_guarded(rs, c, id, caller, nv);                          \
+	}                                                                      \
+	static __attribute__((noinline)) void end_in_##suffix(struct region_state *rs, \
+							      struct counters *c,  \
+							      uint32_t id)         \
+	{                                                                      \
+		end_guarded(rs, c, id, nv);                                    \
+	}                                                                      \
+	static __attribute__((noinline)) void begin_name_##suffix(struct region_state *rs, \
+								  struct counters *c, \
+								  const char *name, \
+								  uintptr_t caller) \
+	{                                                                      \
+		uint32_t id;                                                   \
+		if (!marker_guard(rs))                                         \
+			return;                                                \
+		if ((id = name_id_cached(rs, name)))                           \
+			begin_in_##suffix(rs, c, id, caller);                  \
+		else                                                           \
+			begin_name_slow(rs, c, name, caller);                  \
+	}                                                                      \
+	static __attribute__((noinline)) void end_name_##suffix(struct region_state *rs, \
+								struct counters *c, \
+								const char *name)  \
+	{                                                                      \
+		uint32_t id;                                                   \
+		if (!marker_guard(rs))                                         \
+			return;                                                \
+		if ((id = name_id_cached(rs, name)))                           \
+			end_in_##suffix(rs, c, id);                            \
+		else                                                           \
+			end_name_slow(rs, c, name);                            \
+	}                                                                      \
+	static const struct markers markers_##suffix = {                      \
+		begin_##suffix, end_##suffix, begin_name_##suffix, end_name_##suffix, \
+		begin_in_##suffix, end_in_##suffix                             \
+	};
+MARKERS_FOR(1, 1)
+MARKERS_FOR(2, 2)
+MARKERS_FOR(3, 3)
+MARKERS_FOR(any, rs->nv)
+
+static const struct markers *markers_for(int nv)
+{
+	static const struct markers *const copies[] = { NULL, &markers_1, &markers_2,
+							 &markers_3 };
+
+	return nv >= 1 && nv <= 3 ? copies[nv] : &markers_any;
+}
+
+void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->nv = nvalues;
+	rs->depth = depth;
+	rs->thread = thread;
+	rs->markers = markers_for(nvalues);
+	sites_init(&rs->sites, &rs->arena, nvalues, depth, thread);
+}
 
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller)
 {
-	switch (rs->nv) {
-	case 1: begin_1(rs, c, id, caller); break;
-	case 2: begin_2(rs, c, id, caller); break;
-	case 3: begin_3(rs, c, id, caller); break;
-	default: begin_marker(rs, c, id, caller, rs->nv);
-	}
+	rs->markers->begin(rs, c, id, caller);
 }
 
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
-	switch (rs->nv) {
-	case 1: end_1(rs, c, id); break;
-	case 2: end_2(rs, c, id); break;
-	case 3: end_3(rs, c, id); break;
-	default: end_marker(rs, c, id, rs->nv);
-	}
+	rs->markers->end(rs, c, id);
 }
 
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller)
 {
-	uint32_t id = enter_name(rs, name);
-
-	if (id)
-		begin_guarded(rs, c, id, caller, rs->nv);
+	rs->markers->begin_name(rs, c, name, caller);
 }
 
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name)
 {
-	uint32_t id = enter_name(rs, name);
-
-	if (id)
-		end_guarded(rs, c, id, rs->nv);
+	rs->markers->end_name(rs, c, name);
 }
 
 void regions_finish(struct region_state *rs)

@@ -42,13 +42,19 @@ struct name_slot {
 	const char *ptr;		/* the caller's pointer */
 	const char *interned;		/* its text: stored, or in refused */
 	uint32_t id;			/* 0: refused for the names limit */
+	unsigned long constant_at;	/* codemap_unloads() + 1 when ptr's text
+					 * was found in a read-only segment */
+	int varies;			/* ptr's text was found writable */
 	char *refused;			/* NAMES_MAX_LEN + 1 bytes, once needed */
 };
+
+struct markers;
 
 struct region_state {
 	struct arena arena;		/* sites, frames, index: freed at thread end */
 	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
+	const struct markers *markers;	/* the markers' copy for nv */
 	int serialize;			/* barriers around the reads */
 	int coverage;			/* events multiplexed: keep enabled/running */
 	int careful;			/* serialize || coverage: not the plain read */

@@ -23,7 +23,7 @@
 
 static struct arena arena;
 
-#define SKIP_MAX 10	/* shim frames above the caller, at most */
+#define SKIP_MAX 16	/* shim frames above the caller, at most (-O1 builds: no tail calls) */
 
 typedef int (*backtrace_fn)(void **buf, int size);
 

@@ -2,6 +2,7 @@
  * unbalanced markers, and stack/name interning. Wall ticks are the only
  * value (no counters open), so the checks are on calls and on the
  * relations between inclusive and exclusive sums. */
+#include "../preload/codemap.h"
 #include "../preload/names.h"
 #include "../preload/regions.h"
 #include "../preload/stacks.h"
@@ -9,6 +10,8 @@
 #include "../preload/mapfile.h"
 #include "harness.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static struct region_state rs;
@@ -205,6 +208,26 @@ static void test_name_cache(void)
 	CHECK(two && two->calls == 1, "pointer reuse not detected");
 }
 
+static char writable_text[] = "writable";
+
+/* Only text no one can write is taken as constant (its markers then skip
+ * the compare): a string literal, not a stack, heap or writable global
+ * buffer, nor a length that runs out of the literal's segment. */
+static void test_constant_text(void)
+{
+	const char *literal = "constant-text";
+	char stack[16] = "on-the-stack";
+	char *heap = strdup("on-the-heap");
+
+	CHECK(codemap_constant((uintptr_t)literal, strlen(literal)), "a string literal");
+	CHECK(!codemap_constant((uintptr_t)literal, SIZE_MAX / 2), "past its segment");
+	CHECK(!codemap_constant((uintptr_t)stack, strlen(stack)), "a stack buffer");
+	CHECK(heap && !codemap_constant((uintptr_t)heap, strlen(heap)), "a heap buffer");
+	CHECK(!codemap_constant((uintptr_t)writable_text, strlen(writable_text)),
+	      "a writable global");
+	free(heap);
+}
+
 /* Enough names and sites that their indexes grow from the arena into
  * pages of their own, and past a huge page. */
 #define MANY 70000
@@ -301,6 +324,7 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
+	RUN(test_constant_text);
 	RUN(test_nesting_limit);
 	RUN(test_many_names_and_sites);
 	RUN(test_names_limit);

@@ -6,8 +6,9 @@ TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions fpwalk
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
-	namelimit
-APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx
+	namelimit plugins
+APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx \
+	$(B)/tests/apps/plugin-a.so $(B)/tests/apps/plugin-b.so
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
 APP_FLAGS   := $(WARN) $(DEFS) -O1 -g -Iinclude -pthread -rdynamic
 
@@ -37,6 +38,11 @@ $(B)/tests/test_lifecycle: tests/test_lifecycle.c tests/runapp.c tests/runapp.h 
 
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -o $@ $< -ldl
+
+# The plugins app's two plugins: one source, a name each.
+$(B)/tests/apps/plugin-%.so: tests/apps/plugin.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) -fPIC -shared -DPLUGIN_NAME='"plugin-$(if $(filter a,$*),alpha,bravo)"' \
+	  -o $@ $<
 
 # The stack-method test's application, with and without frame pointers.
 $(B)/tests/apps/fpchain-fp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
