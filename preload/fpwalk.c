@@ -59,24 +59,13 @@ static inline int frame_ok(uintptr_t fp, uintptr_t prev, uintptr_t top)
 	return fp >= prev + 16 && (fp & 15) == 0 && fp <= top;
 }
 
-/* The sanitizers would check these loads against other frames' shadow;
- * the bounds checks below are what keep them safe. */
-__attribute__((no_sanitize("address"), no_sanitize_thread))
-static inline struct fpwalk_record load_record(uintptr_t addr)
-{
-	struct fpwalk_record r;
-
-	memcpy(&r, (const void *)addr, sizeof(r));	/* one load of both words */
-	return r;
-}
-
 /* Read the record at fp into the trail; returns the next frame pointer
  * and the return address as stored (*ra). */
 static inline uintptr_t read_record(uintptr_t fp, uintptr_t *ra, struct fpwalk_trail *t)
 {
 	struct fpwalk_record *r = &t->rec[t->n++];
 
-	*r = load_record(fp);
+	*r = fpwalk_load(fp);
 	*ra = r->ra;
 	return r->fp;
 }
@@ -141,29 +130,15 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 }
 
 /* Only the first record's address (start) can differ from the first
- * walk's (from), and only the checks of start and of the step from it
- * depend on it. From the same start the same words give the same walk,
- * wherever it stopped. From another, those checks are made again; a
- * trail of two records or more took that step, but a one-record trail may
- * have stopped at it, where a walk from the new start could go on, so it
- * is not reused. */
-int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwalk_record *rec, int n)
+ * walk's, and only the checks of start and of the step from it depend on
+ * it: they are made again. A trail of two records or more took that
+ * step; a one-record trail may have stopped at it, where a walk from
+ * another start could go on, so it is not reused. */
+int fpwalk_same_moved(uintptr_t start, const struct fpwalk_record *rec, int n)
 {
-	uintptr_t fp = start, top = stack_hi - 16;
+	uintptr_t top = stack_hi - 16;
 
-	if (n < 1)
+	if (n < 2 || stack_hi == 0 || !start_ok(start, top) || !frame_ok(rec[0].fp, start, top))
 		return 0;
-	if (start != from &&
-	    (n < 2 || stack_hi == 0 || !start_ok(fp, top) || !frame_ok(rec[0].fp, fp, top)))
-		return 0;
-	const struct fpwalk_record *end = rec + n;
-
-	do {
-		struct fpwalk_record r = load_record(fp), want = *rec;
-
-		if ((r.fp != want.fp) | (r.ra != want.ra))	/* both: one branch */
-			return 0;
-		fp = r.fp;
-	} while (++rec < end);
-	return 1;
+	return fpwalk_records_at(start, rec, n);
 }

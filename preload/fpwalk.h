@@ -6,6 +6,7 @@
 #define PMCSHIM_FPWALK_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "config.h"
 
@@ -42,13 +43,50 @@ struct fpwalk_trail {
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
+/* The sanitizers would check these loads against other frames' shadow;
+ * the walk's bounds checks are what keep them safe. */
+__attribute__((no_sanitize("address"), no_sanitize_thread))
+static inline struct fpwalk_record fpwalk_load(uintptr_t addr)
+{
+	struct fpwalk_record r;
+
+	memcpy(&r, (const void *)addr, sizeof(r));	/* one load of both words */
+	return r;
+}
+
+/* The n records from the one at fp hold rec's words. */
+__attribute__((no_sanitize("address"), no_sanitize_thread))
+static inline int fpwalk_records_at(uintptr_t fp, const struct fpwalk_record *rec, int n)
+{
+	const struct fpwalk_record *end = rec + n;
+
+	do {
+		struct fpwalk_record r = fpwalk_load(fp), want = *rec;
+
+		if ((r.fp != want.fp) | (r.ra != want.ra))	/* both: one branch */
+			return 0;
+		fp = r.fp;
+	} while (++rec < end);
+	return 1;
+}
+
+/* fpwalk_same from a start other than the first walk's. */
+int fpwalk_same_moved(uintptr_t start, const struct fpwalk_record *rec, int n);
+
 /* 1 when a walk from start would read the n records rec (a trail's, of a
  * walk from `from`) and so give the same stack as the walk that left
  * them: a load and a compare per word, where the walk checks each frame
- * and return address. (What counts as code is as the walk found it: a
- * module loaded at a word the walk refused is not seen until the words
- * change.) */
-int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwalk_record *rec, int n);
+ * and return address. From the same start the same words are the same
+ * walk, wherever it stopped. (What counts as code is as the walk found
+ * it: a module loaded at a word the walk refused is not seen until the
+ * words change.) Inline: the warm path at depth > 0. */
+static inline int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwalk_record *rec,
+			      int n)
+{
+	if (start != from)
+		return fpwalk_same_moved(start, rec, n);
+	return n > 0 && fpwalk_records_at(start, rec, n);
+}
 
 /* At load time, on the main thread: the module table, and this thread's
  * stack bounds. */

@@ -78,19 +78,6 @@ static inline __attribute__((always_inline)) int read_values_fast(const struct r
 	return counters_read_fast_n(c, v + 1, nv - 1);
 }
 
-/* The same for begins off the warm path, which all markers share: the
- * read unrolled for 1, 2 or 3 values all the same (see MARKERS_FOR). */
-static inline int read_values_unrolled(const struct region_state *rs,
-				       const struct counters *c, uint64_t *v)
-{
-	switch (rs->nv) {
-	case 1: return read_values_fast(rs, c, v, 1);
-	case 2: return read_values_fast(rs, c, v, 2);
-	case 3: return read_values_fast(rs, c, v, 3);
-	default: return read_values_fast(rs, c, v, rs->nv);
-	}
-}
-
 void regions_serialize(struct region_state *rs, int on)
 {
 	rs->serialize = on;
@@ -206,9 +193,12 @@ static inline struct frame *push(struct region_state *rs, struct rf_site *site, 
  * (counters.c). */
 
 /* A begin off the warm path: growth, a site not in its cache slot, a
- * stack to walk, or a read other than the plain one. */
-static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct counters *c,
-						 uint32_t id, uintptr_t caller)
+ * stack to walk, or a read other than the plain one (nv: rs->nv; the
+ * body of begin_slow_1, _2, _3 and _any, see MARKERS_FOR: at depth > 0
+ * this is the warm path). */
+static inline __attribute__((always_inline)) void begin_slow(struct region_state *rs,
+							     struct counters *c, uint32_t id,
+							     uintptr_t caller, int nv)
 {
 	struct rf_site *s;
 	struct frame *f;
@@ -222,7 +212,7 @@ static __attribute__((noinline)) void begin_slow(struct region_state *rs, struct
 		goto out;
 	}
 	f = push(rs, s, id);
-	if (!read_values_unrolled(rs, c, f->start))
+	if (!read_values_fast(rs, c, f->start, nv))
 		read_values(rs, c, f->start, &f->times);
 out:
 	guard_leave();
@@ -243,17 +233,22 @@ static __attribute__((noinline)) void drop_busy(struct region_state *rs)
 	mapfile_drop(RF_DROP_BUSY);
 }
 
-/* The begin, inside the guard, which it leaves (nv: rs->nv). */
+typedef void begin_fn(struct region_state *rs, struct counters *c, uint32_t id,
+		      uintptr_t caller);
+
+/* The begin, inside the guard, which it leaves (nv: rs->nv; slow: the
+ * begin_slow for nv). */
 static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
 								struct counters *c, uint32_t id,
-								uintptr_t caller, int nv)
+								uintptr_t caller, int nv,
+								begin_fn *slow)
 {
 	struct rf_site *s;
 	struct frame *f;
 
 	if (unlikely(rs->depth || short_of_room(rs, id) ||
 		     !(s = sites_cached(&rs->sites, id, caller)))) {
-		begin_slow(rs, c, id, caller);
+		slow(rs, c, id, caller);
 		return;
 	}
 	f = push(rs, s, id);
@@ -462,10 +457,11 @@ static inline __attribute__((always_inline)) void end_guarded(struct region_stat
 /* The markers: the guard, then the begin or the end inside it. */
 static inline __attribute__((always_inline)) void begin_marker(struct region_state *rs,
 							       struct counters *c, uint32_t id,
-							       uintptr_t caller, int nv)
+							       uintptr_t caller, int nv,
+							       begin_fn *slow)
 {
 	if (marker_guard(rs))
-		begin_guarded(rs, c, id, caller, nv);
+		begin_guarded(rs, c, id, caller, nv, slow);
 }
 
 static inline __attribute__((always_inline)) void end_marker(struct region_state *rs,
@@ -484,17 +480,18 @@ static inline __attribute__((always_inline)) void end_marker(struct region_state
  * with more values share one copy that reads nv from rs. The name
  * markers' warm path (a constant name in its slot) makes no call but the
  * tail call to the begin or end inside the guard: no stack frame. */
-struct markers {
-	void (*begin)(struct region_state *rs, struct counters *c, uint32_t id,
-		      uintptr_t caller);
-	void (*end)(struct region_state *rs, struct counters *c, uint32_t id);
-	void (*begin_name)(struct region_state *rs, struct counters *c, const char *name,
+typedef void end_fn(struct region_state *rs, struct counters *c, uint32_t id);
+typedef void begin_name_fn(struct region_state *rs, struct counters *c, const char *name,
 			   uintptr_t caller);
-	void (*end_name)(struct region_state *rs, struct counters *c, const char *name);
-	/* inside the guard, which they leave */
-	void (*begin_in)(struct region_state *rs, struct counters *c, uint32_t id,
-			 uintptr_t caller);
-	void (*end_in)(struct region_state *rs, struct counters *c, uint32_t id);
+typedef void end_name_fn(struct region_state *rs, struct counters *c, const char *name);
+
+struct markers {
+	begin_fn *begin;
+	end_fn *end;
+	begin_name_fn *begin_name;
+	end_name_fn *end_name;
+	begin_fn *begin_in;		/* inside the guard, which they leave */
+	end_fn *end_in;
 };
 
 /* The name markers off their warm path (inside the guard). */
@@ -522,12 +519,19 @@ static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
 }
 
 #define MARKERS_FOR(suffix, nv)                                                \
+	static __attribute__((noinline)) void begin_slow_##suffix(struct region_state *rs, \
+								  struct counters *c, \
+								  uint32_t id,     \
+								  uintptr_t caller) \
+	{                                                                      \
+		begin_slow(rs, c, id, caller, nv);                             \
+	}                                                                      \
 	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
 							     struct counters *c,   \
 							     uint32_t id,          \
 							     uintptr_t caller)     \
 	{                                                                      \
-		begin_marker(rs, c, id, caller, nv);                           \
+		begin_marker(rs, c, id, caller, nv, begin_slow_##suffix);      \
 	}                                                                      \
 	static __attribute__((noinline)) void end_##suffix(struct region_state *rs, \
 							   struct counters *c,     \
@@ -540,7 +544,7 @@ static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
 								uint32_t id,       \
 								uintptr_t caller)  \
 	{                                                                      \
-		begin_guarded(rs, c, id, caller, nv);                          \
+		begin_guarded(rs, c, id, caller, nv, begin_slow_##suffix);     \
 	}                                                                      \
 	static __attribute__((noinline)) void end_in_##suffix(struct region_state *rs, \
 							      struct counters *c,  \
