@@ -444,8 +444,8 @@ static void test_markers_in_app_malloc(void)
 
 	CHECK(runapp_start(&r, "mallocmark", NULL, env, 1) == 0 && runapp_wait(&r, 60) == 0,
 	      "ran");
-	CHECK(!r.timed_out && r.status == 0 && strstr(r.out, "done"), "no deadlock: status %d",
-	      r.status);
+	CHECK(!r.timed_out && r.status == 0 && strstr(r.out, "done"),
+	      "no deadlock: status %d, stderr:\n%s", r.status, r.err);
 	CHECK(summarize(r.report_path[0], "malloc").calls >= 5000 &&
 	      summarize(r.report_path[0], "free").calls >= 5000, "every thread's pairs counted");
 	runapp_free(&r);
