@@ -43,7 +43,8 @@ void free(void *p)
 	pmcshim_end_name("free");
 }
 
-static void *volatile keep;	/* so the compiler keeps each pair */
+static __thread void *volatile keep;	/* so the compiler keeps each pair (one per thread:
+					 * a shared one was freed twice) */
 
 static void *churn(void *arg)
 {
