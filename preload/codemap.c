@@ -1,11 +1,12 @@
 /* The table is replaced, never changed, when modules come and go: readers
  * take no lock. Replaced tables are kept on a list and never freed, since
  * another thread may still be searching one (a new table is built only
- * when a lookup misses and objects were loaded or unloaded since). After
- * a dlclose the old table still holds the unloaded object's ranges until
- * the next miss: an address there passes as code. Only the address is
- * compared, never read, so that cannot fault; the only code ever read is
- * that of libc and the vDSO, which stay. */
+ * when a lookup misses and objects were loaded or unloaded since, or, for
+ * codemap_constant, after a dlclose). After a dlclose the old table still
+ * holds the unloaded object's ranges until the next miss: an address
+ * there passes as code. The walk only compares a return address, never
+ * reads it, so that cannot fault; the only code ever read is that of libc
+ * and the vDSO, which stay. */
 #include "codemap.h"
 
 #include <dlfcn.h>
@@ -17,8 +18,8 @@
 
 /* Objects that hold the signal return trampoline the kernel returns
  * through from a handler (glibc's __restore_rt on x86-64, the vDSO's
- * __kernel_rt_sigreturn on arm64). Only those loaded when the first table
- * was built count: they are never unloaded, so their code can be read. */
+ * __kernel_rt_sigreturn on arm64). Only those loaded when codemap_init ran
+ * count: they are never unloaded, so their code can be read. */
 #define TRAMP_MAX 4
 static uintptr_t tramp_lo[TRAMP_MAX];
 static int ntramp;
@@ -32,7 +33,7 @@ static int ntramp;
 struct table {
 	struct table *older;		/* replaced tables, kept */
 	unsigned long long adds, subs;	/* dl_iterate_phdr's counters when built */
-	unsigned long unloads;		/* codemap_unloads() when last found current */
+	unsigned long stamp;		/* codemap_stamp() when last found current */
 	size_t n;
 	struct codemap_range r[];
 };
@@ -44,7 +45,8 @@ struct collect {
 	struct codemap_range *r;
 	size_t n, cap;
 	unsigned long long adds, subs;
-	int first, unchanged;
+	struct table *base;		/* the table current when it started */
+	int first, unchanged;		/* unchanged: the objects are base's */
 };
 
 static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi, int flags)
@@ -71,11 +73,25 @@ static int may_hold_sigreturn(const char *path)
 	return strncmp(base, "libc.so", 7) == 0 || strncmp(base, "linux-vdso", 10) == 0;
 }
 
-/* Whether the segment at lo can hold the trampoline; first table: learn. */
-static int tramp_segment(const char *path, uintptr_t lo, int first_table)
+/* codemap_init: the executable segments of the objects that may hold
+ * the trampoline. */
+static int learn_tramps(struct dl_phdr_info *info, size_t size, void *data)
 {
-	if (first_table && ntramp < TRAMP_MAX && may_hold_sigreturn(path))
-		tramp_lo[ntramp++] = lo;
+	const char *path = info->dlpi_name ? info->dlpi_name : "";
+
+	(void)size;
+	(void)data;
+	for (int i = 0; i < info->dlpi_phnum && ntramp < TRAMP_MAX; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && may_hold_sigreturn(path))
+			tramp_lo[ntramp++] = info->dlpi_addr + ph->p_vaddr;
+	}
+	return 0;
+}
+
+/* Whether the segment at lo can hold the trampoline. */
+static int tramp_segment(uintptr_t lo)
+{
 	for (int i = 0; i < ntramp; i++)
 		if (tramp_lo[i] == lo)
 			return 1;
@@ -85,7 +101,7 @@ static int tramp_segment(const char *path, uintptr_t lo, int first_table)
 static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct collect *c = data;
-	struct table *t = current;
+	struct table *t = c->base;
 
 	if (c->first) {
 		c->first = 0;
@@ -106,8 +122,7 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
 		if (add_range(c, lo, lo + ph->p_memsz, ph->p_flags) != 0)
 			return 1;
 		if (ph->p_flags & PF_X)
-			c->r[c->n - 1].tramp = tramp_segment(info->dlpi_name ? info->dlpi_name : "",
-							     lo, t == NULL);
+			c->r[c->n - 1].tramp = tramp_segment(lo);
 	}
 	return 0;
 }
@@ -119,19 +134,24 @@ static int by_lo(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* Returns 1 when a new table was published. */
+/* Returns 1 when a new table was published. The objects are read
+ * without the lock: an application's dl_iterate_phdr callback may mark a
+ * region and get here holding the loader's lock, which a thread reading
+ * them under ours would wait for. */
 static int rebuild(void)
 {
+	unsigned long stamp = codemap_stamp();	/* before the objects */
 	struct collect c = { .first = 1 };
-	unsigned long unloads = codemap_unloads();
-	struct table *t;
+	struct table *t, *cur;
 	int published = 0;
 
-	pthread_mutex_lock(&rebuild_lock);
+	c.base = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 	dl_iterate_phdr(collect_one, &c);
-	if (c.unchanged)
-		__atomic_store_n(&current->unloads, unloads, __ATOMIC_RELAXED);
-	if (c.unchanged || c.n == 0)
+	pthread_mutex_lock(&rebuild_lock);
+	cur = current;
+	if (c.unchanged && cur == c.base && stamp > cur->stamp)
+		__atomic_store_n(&cur->stamp, stamp, __ATOMIC_RELEASE);
+	if (c.unchanged || c.n == 0 || (cur && cur->adds == c.adds && cur->subs == c.subs))
 		goto out;
 	t = malloc(sizeof(*t) + c.n * sizeof(t->r[0]));
 	if (!t)
@@ -141,8 +161,8 @@ static int rebuild(void)
 	t->n = c.n;
 	t->adds = c.adds;
 	t->subs = c.subs;
-	t->unloads = unloads;
-	t->older = current;
+	t->stamp = stamp;
+	t->older = cur;
 	__atomic_store_n(&current, t, __ATOMIC_RELEASE);
 	published = 1;
 out:
@@ -173,6 +193,8 @@ __thread struct codemap_range codemap_last;
 
 void codemap_init(void)
 {
+	if (ntramp == 0)
+		dl_iterate_phdr(learn_tramps, NULL);
 	if (!__atomic_load_n(&current, __ATOMIC_ACQUIRE))
 		rebuild();
 }
@@ -213,31 +235,49 @@ int codemap_lookup(uintptr_t pc)
 	return 1;
 }
 
-int codemap_constant(uintptr_t p, size_t len)
+/* dlcloses under way: while one runs, its object's segments are in the
+ * table but may be unmapped, and another object mapped there. */
+static unsigned long unloading;
+
+unsigned long codemap_constant(uintptr_t p, size_t len)
 {
+	unsigned long stamp = codemap_stamp();	/* before anything is looked at */
 	const struct table *t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 	const struct codemap_range *r;
+	int fresh = 0;
 
+	if (__atomic_load_n(&unloading, __ATOMIC_SEQ_CST))
+		return 0;
 	/* after a dlclose the table may still hold the object's ranges */
-	if (!t || __atomic_load_n(&t->unloads, __ATOMIC_RELAXED) != codemap_unloads())
+	if (!t || __atomic_load_n(&t->stamp, __ATOMIC_ACQUIRE) != stamp) {
 		rebuild();
-	r = lookup(p);
-
-	return r && !r->writable && len < r->hi - p;
+		fresh = 1;
+	}
+	t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+	r = fresh ? find(t, p) : lookup(p);
+	return r && !r->writable && len < r->hi - p ? stamp : 0;
 }
 
 unsigned long codemap_unload_count;
 
-/* Counted once the object is gone: a string seen constant before then
- * is checked again (another object may be loaded at its address). */
+static int (*real_dlclose)(void *);
+
+/* Counted as it starts and as it ends, so that a name found constant
+ * before or during it is checked again (another object may be loaded at
+ * its address), and nothing is found constant while it runs. */
 __attribute__((visibility("default"))) int dlclose(void *handle)
 {
-	static int (*real)(void *);
+	int (*real)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_RELAXED);
 	int ret;
 
-	if (!real)
+	if (!real) {
 		*(void **)&real = dlsym(RTLD_NEXT, "dlclose");
+		__atomic_store_n(&real_dlclose, real, __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&unloading, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&codemap_unload_count, 1, __ATOMIC_SEQ_CST);
 	ret = real ? real(handle) : -1;
-	__atomic_add_fetch(&codemap_unload_count, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&codemap_unload_count, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&unloading, 1, __ATOMIC_SEQ_CST);
 	return ret;
 }

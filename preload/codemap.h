@@ -28,18 +28,21 @@ extern __thread struct codemap_range codemap_last;
  * objects were loaded or unloaded since it was last read. */
 int codemap_lookup(uintptr_t pc);
 
-/* 1 when [p, p + len] lies in a segment without PF_W: bytes there stay
- * as they are while the module stays loaded. */
-int codemap_constant(uintptr_t p, size_t len);
+extern unsigned long codemap_unload_count;	/* dlclose is interposed to count */
 
-/* The number of dlclose calls so far (dlclose is interposed to count
- * them): what codemap_constant said holds while this stays the same. */
-extern unsigned long codemap_unload_count;
-
-static inline unsigned long codemap_unloads(void)
+/* What a constant answer is worth now: it holds while this stays the
+ * same (until an object is unloaded). */
+static inline unsigned long codemap_stamp(void)
 {
-	return __atomic_load_n(&codemap_unload_count, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&codemap_unload_count, __ATOMIC_SEQ_CST) + 1;
 }
+
+/* When [p, p + len] lies in a segment without PF_W, whose bytes stay as
+ * they are while its object stays loaded: the stamp (codemap_stamp) this
+ * holds for. 0 when it does not, or cannot be told now (a dlclose is
+ * under way). Not for objects closed behind the interposed dlclose (a
+ * plugin loaded with RTLD_DEEPBIND calls its own libc's). */
+unsigned long codemap_constant(uintptr_t p, size_t len);
 
 /* 1 when pc, in a segment with tramp set that ends at hi, is the signal
  * return trampoline: the frame above it is the kernel's signal frame,

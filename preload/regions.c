@@ -303,12 +303,9 @@ static uint32_t name_lookup(struct region_state *rs, struct name_slot *e, const 
 static void learn_constant(struct name_slot *e, const char *name)
 {
 	int saved = errno;
-	unsigned long unloads = codemap_unloads();	/* before the check */
 
-	if (codemap_constant((uintptr_t)name, strnlen(name, NAMES_MAX_LEN)))
-		e->constant_at = unloads + 1;
-	else
-		e->varies = 1;
+	e->constant_at = codemap_constant((uintptr_t)name, strnlen(name, NAMES_MAX_LEN));
+	e->varies = !e->constant_at;
 	errno = saved;
 }
 
@@ -328,7 +325,7 @@ static __attribute__((noinline)) uint32_t name_id(struct region_state *rs, const
 
 	if (!name || e->ptr != name || strncmp(e->interned, name, NAMES_MAX_LEN) != 0)
 		return name_lookup(rs, e, name);
-	if (!e->varies && e->constant_at != codemap_unloads() + 1)
+	if (!e->varies && e->constant_at != codemap_stamp())
 		learn_constant(e, name);
 	if (!e->id)
 		names_drop_refused();
@@ -342,7 +339,7 @@ static inline uint32_t name_id_cached(struct region_state *rs, const char *name)
 {
 	const struct name_slot *e = name_slot_of(rs, name);
 
-	if (likely(e->ptr == name && e->constant_at == codemap_unloads() + 1))
+	if (likely(e->ptr == name && e->constant_at == codemap_stamp()))
 		return e->id;
 	return 0;
 }

@@ -41,8 +41,8 @@ struct region_error {
 struct name_slot {
 	const char *ptr;		/* the caller's pointer */
 	const char *interned;		/* its text: stored, or in refused */
-	unsigned long constant_at;	/* codemap_unloads() + 1 when ptr's text
-					 * was found in a read-only segment */
+	unsigned long constant_at;	/* codemap_constant's stamp when ptr's
+					 * text was found in a read-only segment */
 	char *refused;			/* NAMES_MAX_LEN + 1 bytes, once needed */
 	uint32_t id;			/* 0: refused for the names limit */
 	int varies;			/* ptr's text was found writable */

@@ -70,7 +70,7 @@ static void test_one_record_trail_reused_in_place(void)
 	memcpy(&buf[0], &buf[8], 2 * sizeof(buf[0]));
 	CHECK(walk((uintptr_t)&buf[0], pcs, &below) == 3, "from below it goes on");
 	CHECK(!fpwalk_same((uintptr_t)&buf[0], t.start, t.rec, t.n), "a one-record trail reused");
-	CHECK(fpwalk_same((uintptr_t)&buf[8], t.start, t.rec, t.n), "not from its own start");
+	CHECK(fpwalk_same((uintptr_t)&buf[8], t.start, t.rec, t.n), "a one-record trail not reused from its own start");
 	buf[9] = CODE;
 	CHECK(!fpwalk_same((uintptr_t)&buf[8], t.start, t.rec, t.n), "its own start, a word changed");
 }

@@ -10,6 +10,7 @@
 #include "../preload/mapfile.h"
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -228,6 +229,20 @@ static void test_constant_text(void)
 	free(heap);
 }
 
+/* A constant answer holds until a dlclose (which may unmap its object). */
+static void test_constant_until_dlclose(void)
+{
+	const char *literal = "constant-text";
+	unsigned long before = codemap_constant((uintptr_t)literal, strlen(literal)), after;
+	void *h = dlopen("libm.so.6", RTLD_NOW);
+
+	CHECK(before && before == codemap_stamp(), "stamp %lu, now %lu", before, codemap_stamp());
+	CHECK(h && dlclose(h) == 0, "dlopen/dlclose libm");
+	after = codemap_constant((uintptr_t)literal, strlen(literal));
+	CHECK(codemap_stamp() != before && after == codemap_stamp(),
+	      "after dlclose: stamp %lu (was %lu), answer %lu", codemap_stamp(), before, after);
+}
+
 /* Enough names and sites that their indexes grow from the arena into
  * pages of their own, and past a huge page. */
 #define MANY 70000
@@ -325,6 +340,7 @@ int main(void)
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
 	RUN(test_constant_text);
+	RUN(test_constant_until_dlclose);
 	RUN(test_nesting_limit);
 	RUN(test_many_names_and_sites);
 	RUN(test_names_limit);
