@@ -288,18 +288,22 @@ static uint32_t name_lookup(struct region_state *rs, struct name_slot *e, const 
 {
 	int saved = errno;
 
+	if (e->ptr != name) {	/* what was learnt of the address: kept */
+		e->constant_at = 0;
+		e->varies = 0;
+	}
 	e->id = names_intern(name, &e->interned);
 	e->ptr = e->id ? name : remember_refused(rs, e, name);
-	e->constant_at = 0;
-	e->varies = 0;
 	errno = saved;
 	return e->id;
 }
 
 /* A name found in its slot by its text, used again: whether its text can
  * change (the first time, or the first since an object was unloaded).
- * Not at the lookup: a program that makes every name anew in a buffer
- * would pay for the check (a lock, a rebuilt module table) at each. */
+ * Once per address: a buffer keeps its slot's answer when it takes new
+ * text (name_lookup), else a program that makes every name anew in one
+ * buffer would pay for the check (a lock, a read of the module list) at
+ * each. */
 static void learn_constant(struct name_slot *e, const char *name)
 {
 	int saved = errno;
