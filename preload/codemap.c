@@ -149,9 +149,13 @@ static int rebuild(void)
 	dl_iterate_phdr(collect_one, &c);
 	pthread_mutex_lock(&rebuild_lock);
 	cur = current;
-	if (c.unchanged && cur == c.base && stamp > cur->stamp)
-		__atomic_store_n(&cur->stamp, stamp, __ATOMIC_RELEASE);
-	if (c.unchanged || c.n == 0 || (cur && cur->adds == c.adds && cur->subs == c.subs))
+	if (cur && cur->adds == c.adds && cur->subs == c.subs) {
+		/* the same objects: cur holds them as of stamp */
+		if (stamp > cur->stamp)
+			__atomic_store_n(&cur->stamp, stamp, __ATOMIC_RELEASE);
+		goto out;
+	}
+	if (c.unchanged || c.n == 0)	/* (unchanged: from base, no longer current) */
 		goto out;
 	t = malloc(sizeof(*t) + c.n * sizeof(t->r[0]));
 	if (!t)
@@ -244,17 +248,19 @@ unsigned long codemap_constant(uintptr_t p, size_t len)
 	unsigned long stamp = codemap_stamp();	/* before anything is looked at */
 	const struct table *t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
 	const struct codemap_range *r;
-	int fresh = 0;
 
 	if (__atomic_load_n(&unloading, __ATOMIC_SEQ_CST))
 		return 0;
-	/* after a dlclose the table may still hold the object's ranges */
-	if (!t || __atomic_load_n(&t->stamp, __ATOMIC_ACQUIRE) != stamp) {
+	if (t && __atomic_load_n(&t->stamp, __ATOMIC_ACQUIRE) == stamp) {
+		r = lookup(p);
+	} else {
+		/* after a dlclose the table may still hold the object's ranges */
 		rebuild();
-		fresh = 1;
+		t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+		if (!t || __atomic_load_n(&t->stamp, __ATOMIC_ACQUIRE) < stamp)
+			return 0;	/* no table as new (no memory) */
+		r = find(t, p);
 	}
-	t = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	r = fresh ? find(t, p) : lookup(p);
 	return r && !r->writable && len < r->hi - p ? stamp : 0;
 }
 
