@@ -355,6 +355,23 @@ static void test_names_of_unloaded_plugin(void)
 	      rep_calls(r.report[0], NULL, "plugin-bravo"));
 }
 
+/* Literal names marked on 4 threads while the main thread loads and
+ * unloads a library: each pair counted under its own name. */
+static void test_names_while_unloading(void)
+{
+	const char *env[] = { QUIET, NULL };
+	char name[16];
+
+	EXPECT_RAN(r, "unloads", NULL, env, 1);
+	CHECK(r.status == 0 && strcmp(r.out, "unloads: done\n") == 0 && r.nreports == 1,
+	      "status %d, out '%s', %d reports:\n%s", r.status, r.out, r.nreports, r.err);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "lit-%d", i);
+		CHECK(rep_calls(r.report[0], NULL, name) == 20000, "%s: %lld calls (20000)", name,
+		      rep_calls(r.report[0], NULL, name));
+	}
+}
+
 static void test_backtrace_is_glibc(void)
 {
 	const char *env[] = { QUIET, NULL };
@@ -591,6 +608,7 @@ int main(void)
 	T(test_unbalanced_markers);
 	T(test_names_limit);
 	T(test_names_of_unloaded_plugin);
+	T(test_names_while_unloading);
 	T(test_backtrace_is_glibc);
 	T(test_exported_symbols);
 	T(test_fork_child_own_report);
