@@ -191,9 +191,9 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	return f;
 }
 
-/* begin_slow, begin_read_slow and end_slow run inside the guard and
- * leave it: the warm paths end in a tail call to them, and so need no
- * stack frame. What in them can make a system call keeps the
+/* begin_slow (through its copies begin_slow_1 .. _any), begin_read_slow
+ * and end_slow run inside the guard and leave it: the warm paths end in
+ * a tail call to them, and so need no stack frame. What in them can make a system call keeps the
  * application's errno: growth (make_room), a site off the warm path
  * (sites_find: a new one, a walk), errors (errors.c), read()
  * (counters.c). */
@@ -243,7 +243,7 @@ typedef void begin_fn(struct region_state *rs, struct counters *c, uint32_t id,
 		      uintptr_t caller);
 
 /* The begin, inside the guard, which it leaves (nv: rs->nv; slow: the
- * begin_slow for nv). */
+ * copy of begin_slow for nv). */
 static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
 								struct counters *c, uint32_t id,
 								uintptr_t caller, int nv,
