@@ -1,5 +1,5 @@
 /* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_MAX_NAMES, PMCSHIM_OUTPUT,
- * PMCSHIM_QUIET, PMCSHIM_SERIALIZE. */
+ * PMCSHIM_QUIET, PMCSHIM_SERIALIZE, PMCSHIM_MPI. */
 #include "config.h"
 
 #include <errno.h>
@@ -54,14 +54,64 @@ static void load_output(struct config *c)
 
 	if (v && strlen(v) >= sizeof(c->output)) {
 		log_error("PMCSHIM_OUTPUT is longer than %zu bytes; using %s",
-			  sizeof(c->output) - 1, CONFIG_DEFAULT_OUTPUT);
+			  sizeof(c->output) - 1, config_default_output(c));
 		v = NULL;
 	}
 	if (v && !*v) {
-		log_error("PMCSHIM_OUTPUT is empty; using %s", CONFIG_DEFAULT_OUTPUT);
+		log_error("PMCSHIM_OUTPUT is empty; using %s", config_default_output(c));
 		v = NULL;
 	}
-	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
+	snprintf(c->output, sizeof(c->output), "%s", v ? v : config_default_output(c));
+}
+
+/* A whole number from the first of names that is set; -1 when none is,
+ * or it is not a number. */
+static long first_number(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		return errno || *end || n < 0 || n > INT_MAX ? -1 : n;
+	}
+	return -1;
+}
+
+/* The rank of an MPI job's process, as its launcher tells it before
+ * MPI_Init: Open MPI, PMIx, MPICH's Hydra (PMI), Slurm's srun. Padded to
+ * the job size's digits so that the files sort by rank. */
+static void load_rank(char *out, size_t len)
+{
+	static const char *const ranks[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID", NULL };
+	static const char *const sizes[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					     "SLURM_NTASKS", NULL };
+	long rank = first_number(ranks), size = first_number(sizes);
+	char digits[16];
+	int n;
+
+	if (rank < 0)
+		return;
+	n = snprintf(digits, sizeof(digits), "%ld", size > 0 ? size - 1 : 0);
+	snprintf(out, len, "%0*d", n > 0 && n < 11 ? n : 1, (int)rank);
+}
+
+/* PMCSHIM_MPI: 1 (default) or 0. */
+static int load_mpi(void)
+{
+	const char *v = getenv("PMCSHIM_MPI");
+
+	if (!v || !*v || !strcmp(v, "1"))
+		return 1;
+	if (!strcmp(v, "0"))
+		return 0;
+	log_error("PMCSHIM_MPI='%s': want 0 (MPI calls not recorded) or 1; using 1", v);
+	return 1;
 }
 
 void config_load(struct config *c)
@@ -77,6 +127,9 @@ void config_load(struct config *c)
 					  CONFIG_DEFAULT_DEPTH);
 	c->max_names = (unsigned)load_number("PMCSHIM_MAX_NAMES", 1, CONFIG_MAX_MAX_NAMES,
 					     CONFIG_DEFAULT_MAX_NAMES);
+	c->mpi = load_mpi();
+	if (c->mpi)
+		load_rank(c->rank, sizeof(c->rank));
 	load_output(c);
 	errno = saved;
 }
@@ -92,8 +145,13 @@ static int append(char *out, size_t outlen, size_t *pos, const char *s)
 	return 0;
 }
 
+const char *config_default_output(const struct config *c)
+{
+	return c->rank[0] ? CONFIG_DEFAULT_OUTPUT_RANK : CONFIG_DEFAULT_OUTPUT;
+}
+
 int config_expand_output(const char *pattern, int pid, const char *host,
-			 const char *exe, char *out, size_t outlen)
+			 const char *exe, const char *rank, char *out, size_t outlen)
 {
 	char pidbuf[24], one[2] = { 0, 0 };
 	size_t pos = 0;
@@ -111,6 +169,7 @@ int config_expand_output(const char *pattern, int pid, const char *host,
 			case 'p': piece = pidbuf; p++; break;
 			case 'h': piece = host; p++; break;
 			case 'e': piece = exe; p++; break;
+			case 'r': piece = rank; p++; break;
 			case '%': p++; break;
 			default: break;	/* unknown: kept as written */
 			}

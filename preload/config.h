@@ -9,6 +9,9 @@
 
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
+/* The default for a rank of an MPI job (the rank known from the
+ * launcher's environment at start): the ranks' files sort by rank. */
+#define CONFIG_DEFAULT_OUTPUT_RANK "pmcshim-%e-r%r-%p.pmc"
 #define CONFIG_DEFAULT_DEPTH 8
 #define CONFIG_MAX_DEPTH 64
 /* Distinct region names per process: a program that makes names without
@@ -22,6 +25,9 @@ struct config {
 	unsigned max_names;	/* PMCSHIM_MAX_NAMES: distinct region names */
 	int quiet;
 	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
+	int mpi;		/* PMCSHIM_MPI: MPI calls become regions (mpi.c) */
+	char rank[16];		/* the MPI job rank from the launcher's environment,
+				 * zero-padded to the job size's digits; "" when none */
 	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
 };
 
@@ -29,9 +35,12 @@ struct config {
  * the default. */
 void config_load(struct config *c);
 
-/* Expand %p (pid), %h (host), %e (executable name), %% in pattern.
- * Returns 0, or -1 when the result does not fit. */
+/* Expand %p (pid), %h (host), %e (executable name), %r (rank: the MPI
+ * job rank, "" outside a job), %% in pattern. Returns 0, or -1 when the
+ * result does not fit. */
 int config_expand_output(const char *pattern, int pid, const char *host,
-			 const char *exe, char *out, size_t outlen);
+			 const char *exe, const char *rank, char *out, size_t outlen);
+/* The default output pattern: with the rank in it in an MPI job. */
+const char *config_default_output(const struct config *c);
 
 #endif

@@ -17,7 +17,9 @@
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
+#include "mpi.h"
 #include "names.h"
+#include "shim.h"
 #include "stacks.h"
 #include "threads.h"
 
@@ -155,6 +157,38 @@ EXPORT void pmcshim_end(const char *name)
 
 	if (t || (t = enter(UINT32_MAX)))
 		regions_end_name(&t->rs, &t->ctr, name);
+}
+
+/* --- the shim's own sources of regions ------------------------------ */
+
+/* Never sets up the shim nor counts an early marker: a source may run
+ * before setup (another library's constructor) or after the end (an
+ * atexit handler), where its calls are not the application's markers. */
+uint32_t shim_name(const char *name)
+{
+	uint32_t id = 0;
+
+	if (__atomic_load_n(&active, __ATOMIC_ACQUIRE) && guard_enter()) {
+		id = names_intern(name, NULL);
+		guard_leave();
+	}
+	return id;
+}
+
+void shim_begin_at(uint32_t id, uintptr_t caller)
+{
+	struct thread_state *t = warm(id);
+
+	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+		regions_begin(&t->rs, &t->ctr, id, caller);
+}
+
+void shim_end_at(uint32_t id)
+{
+	struct thread_state *t = warm(id);
+
+	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+		regions_end(&t->rs, &t->ctr, id);
 }
 
 static const struct pmcshim_api api = {
@@ -296,6 +330,7 @@ static void shim_setup(int argc, char **argv)
 
 	config_load(&config);
 	names_set_limit(config.max_names);
+	mpi_configure(&config);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,
