@@ -33,6 +33,10 @@ static void usage(FILE *out)
 	      "the threads (and files: the processes of one run) merged.\n"
 	      "  --threads          also per thread: totals and regions\n"
 	      "  --by-process       also per process (file)\n"
+	      "  --ranks            the MPI ranks: per rank the weight in MPI calls and\n"
+	      "                     outside them (the slowest rank marked), and each region's\n"
+	      "                     spread across ranks (min, mean, max); shown without the\n"
+	      "                     option when the files hold two ranks or more\n"
 	      "  --stacks           each region's call-site stacks, heaviest first\n"
 	      "  --no-symbolize     name frames from the report only (no debug info)\n"
 	      "  --raw              values as measured: the markers' own cost (calibrated at\n"
@@ -122,6 +126,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "threads", no_argument, NULL, 't' }, { "by-process", no_argument, NULL, 'p' },
+		{ "ranks", no_argument, NULL, 'k' },
 		{ "stacks", no_argument, NULL, 's' }, { "no-symbolize", no_argument, NULL, 'S' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
@@ -140,6 +145,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
+		case 'k': o->ranks = true; break;
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;
 		case 'R': o->raw = true; break;
@@ -234,7 +240,10 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
 	switch (o->format) {
-	case F_TABLE: render_table(stdout, m); break;
+	case F_TABLE:
+		render_table(stdout, m);
+		render_ranks(stdout, m);
+		break;
 	case F_CSV: render_csv(stdout, m); break;
 	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_folded(stdout, m); break;

@@ -42,6 +42,17 @@ static const char *state_word(const struct report *r)
 	       r->state == RF_EXITED ? "exited" : r->state == RF_EXECED ? "exec" : "_exit";
 }
 
+/* "mpi": the rank and size, only in a process that called MPI_Init. */
+static void export_mpi(FILE *out, const struct report *r)
+{
+	if (!r->mpi)
+		return;
+	fprintf(out, ",\n    \"mpi\": {\"rank\": %" PRIu32 ", \"size\": %" PRIu32, r->mpi_rank, r->mpi_size);
+	key_str(out, ", ", "library", r->mpi_library);
+	fprintf(out, ", \"finalized\": %s, \"finalized_twice\": %s}",
+		r->mpi_finalized ? "true" : "false", r->mpi_finalized_twice ? "true" : "false");
+}
+
 static void export_process(FILE *out, const struct report *r)
 {
 	fprintf(out, "  \"process\": {\n    \"pid\": %" PRIu64 ", \"ppid\": %" PRIu64, r->pid,
@@ -67,6 +78,7 @@ static void export_process(FILE *out, const struct report *r)
 	fprintf(out, ", \"serialized\": %s", r->serialized ? "true" : "false");
 	if (r->serialized)
 		key_str(out, ", ", "barrier", r->barrier);
+	export_mpi(out, r);
 	fputs("\n  },\n", out);
 }
 

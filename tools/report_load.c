@@ -113,6 +113,17 @@ static void load_argv(struct report *r, const struct rf_header *h)
 	r->argv_truncated = h->argv_truncated || r->argc < h->argc;
 }
 
+static void load_mpi(struct report *r, const struct rf_header *h)
+{
+	uint32_t st = __atomic_load_n(&h->mpi_state, __ATOMIC_RELAXED);
+
+	r->mpi = (st & RF_MPI_INITIALIZED) && h->mpi_size && h->mpi_rank < h->mpi_size;
+	r->mpi_rank = h->mpi_rank, r->mpi_size = h->mpi_size;
+	r->mpi_finalized = st & RF_MPI_FINALIZED;
+	r->mpi_finalized_twice = st & RF_MPI_FINALIZED_TWICE;
+	r->mpi_library = FIELD(r, h->mpi_library);
+}
+
 static bool load_header(struct ld *L)
 {
 	struct report *r = L->r;
@@ -145,6 +156,7 @@ static bool load_header(struct ld *L)
 	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);
 	r->clock_source = FIELD(r, h->clock_source), r->user_read = FIELD(r, h->user_read);
 	r->stack_depth = h->stack_depth;
+	load_mpi(r, h);
 	for (int k = 0; k < 4; k++)
 		r->dropped[k] = __atomic_load_n(&h->dropped[k], __ATOMIC_RELAXED);
 	r->nev = h->nevents;

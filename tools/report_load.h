@@ -102,6 +102,11 @@ struct report {
 	const char **argv;
 	bool argv_truncated;
 	uint32_t stack_depth;
+	/* MPI: the rank and size in MPI_COMM_WORLD once MPI_Init returned
+	 * (mpi false: not an MPI process, or a file from an older shim) */
+	bool mpi, mpi_finalized, mpi_finalized_twice;
+	uint32_t mpi_rank, mpi_size;
+	const char *mpi_library;
 	uint64_t dropped[4];		/* enum rf_drop: full, busy, early, names */
 	size_t npartial;		/* sites left mid-update */
 	size_t nev;

@@ -358,15 +358,16 @@ static bool events_once(const struct model *m)
 
 static void print_file(FILE *out, const struct report *r, bool with_events)
 {
-	char b[32];
+	char b[32], rk[48];
 
-	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s, %zu thread%s, wall %s), %s%s\n", r->path,
-		r->executable, r->pid, *r->host ? ", host " : "", r->host,
+	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s%s, %zu thread%s, wall %s), %s%s\n", r->path,
+		r->executable, r->pid, rank_text(rk, r), *r->host ? ", host " : "", r->host,
 		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
 		r->has_wall ? fmt_num(b, r->wall_ns, H_TIME) : "n/a", r->state_text, state_note(r));
 	if (with_events)
 		print_events(out, r, "#   events:");
 	print_file_notes(out, r);
+	note_mpi(out, r);
 }
 
 static void print_events(FILE *out, const struct report *r, const char *label)
