@@ -17,6 +17,8 @@ struct launch {
 	char shim[PATH_MAX];		/* libpmcshim.so */
 	char reader[PATH_MAX];		/* pmcshim-report */
 	char dir[PATH_MAX];		/* the run directory, absolute */
+	int rank, size;			/* in an MPI job (rank -1: not in one) */
+	char job[128];			/* the job's identity, a file name's worth */
 };
 
 /* launch_paths.c: the shim and the reader next to this executable (build
@@ -34,6 +36,17 @@ int launch_check_events(const char *events);
 void launch_events_notice(const char *events);
 /* --list-events */
 void launch_list_events(void);
+
+/* launch_job.c: an MPI job's launchers, one per rank, share one run
+ * directory and one table. The rank, size and job from the environment
+ * (rank -1 outside a job). */
+void launch_job_detect(struct launch *l);
+/* The job's run directory: -o DIR, or pmcshim-COMMAND-JOB, shared by its
+ * ranks and refused when another run's. 0, or -1 after saying why. */
+int launch_job_dir(struct launch *l);
+/* The command is done: rank 0 waits for the other ranks (bounded) and
+ * prints the table of every report; the others mark themselves done. */
+void launch_job_end(const struct launch *l);
 
 /* launch_run.c: run the command with the shim preloaded; returns its exit
  * status the way a shell reports it (127 not found, 128+N a signal);

@@ -35,7 +35,8 @@ static void set_env(const struct launch *l)
 {
 	char out[PATH_MAX + 32];
 
-	snprintf(out, sizeof(out), "%s/pmcshim-%%e-%%p.pmc", l->dir);
+	/* a directory: the shim's default name, with the rank in an MPI job */
+	snprintf(out, sizeof(out), "%s/", l->dir);
 	set_preload(l->shim);
 	setenv("PMCSHIM_OUTPUT", out, 1);
 	setenv("PMCSHIM_QUIET", "1", 1);
@@ -135,9 +136,10 @@ int launch_command(const struct launch *l, int *signo, int *ran)
 	return status;
 }
 
+/* Dot files are an MPI job's marks (launch_job.c), not reports. */
 static int regular_file(const struct dirent *e)
 {
-	return e->d_type == DT_REG || e->d_type == DT_UNKNOWN;
+	return (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) && e->d_name[0] != '.';
 }
 
 /* Run the reader on the files, its table going to stderr (stdout is the

@@ -5,10 +5,11 @@
 #   make                 builds $(B)/pmcshim
 #   make test            also runs tests/launcher/run.sh
 
-LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c
+LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c \
+	tools/launch_job.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
-	$(B)/shim/pfm.o $(B)/shim/suggest.o
+	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o
 
 $(B)/launcher:
 	mkdir -p $@

@@ -7,7 +7,9 @@
  * Every process writes its report into one run directory; the launcher
  * prints the unavailable-events notice once (the processes are quiet),
  * runs pmcshim-report on the directory and exits with the command's
- * status.
+ * status. Under an MPI launcher (mpirun -np 4 pmcshim ./app) the ranks'
+ * launchers share one directory and rank 0's prints the one table
+ * (launch_job.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +35,7 @@ static void usage(FILE *out)
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
 	      "  -o, --output DIR   the run directory (made if missing; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
+	      "                     (an MPI job's ranks share it: pmcshim-COMMAND-JOB)\n"
 	      "  -q, --quiet        no notices (unavailable events, where the reports are)\n"
 	      "      --list-events  the event names this machine accepts\n"
 	      "      --version      the version\n"
@@ -105,12 +108,16 @@ int main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (launch_check_events(l.events) != 0)
 		return 2;
-	if (launch_find_tools(&l) != 0 || launch_make_dir(&l) != 0)
+	launch_job_detect(&l);
+	if (launch_find_tools(&l) != 0 ||
+	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
 		return 2;
-	if (!l.quiet)
+	if (!l.quiet && l.rank <= 0)	/* an MPI job's notice: rank 0's */
 		launch_events_notice(l.events);
 	rc = launch_command(&l, &signo, &ran);
-	if (ran)
+	if (l.rank >= 0)
+		launch_job_end(&l);
+	else if (ran)
 		launch_show_reports(&l);
 	else
 		rmdir(l.dir);	/* nothing ran: leave nothing behind */
