@@ -7,7 +7,7 @@
 #     without MPI's headers, so nothing else checks them);
 #   - 4 ranks under LD_PRELOAD: each rank's file is named by its rank,
 #     its header says rank R of 4, and every MPI call is a region with
-#     its exact count for that rank;
+#     its exact count for that rank; again with the ASan+UBSan shim;
 #   - MPI_Finalize twice, or never: one line per rank, and the exit status
 #     and output of the run without the shim;
 #   - PMCSHIM_MPI=0: no MPI regions, no rank; an unknown value: one line,
@@ -23,6 +23,8 @@ R=$(realpath "$B/pmcshim-report")
 L=$(realpath "$B/pmcshim")
 SRC=$(realpath tests/mpi/mpiapp.c)
 MPI_C=$(realpath preload/mpi.c)
+ASAN_SHIM=$(realpath "$B/asan/libpmcshim.so" 2>/dev/null)
+ASAN_RT=$(${CC:-cc} -print-file-name=libasan.so)
 
 # The calls every rank makes, then those of rank 0 and of the others.
 common="MPI_Allgather=1 MPI_Allreduce=11 MPI_Alltoall=1 MPI_Barrier=5 MPI_Bcast=4
@@ -96,12 +98,14 @@ arity() {
 	fi
 }
 
-# exact IMPL APP: 4 ranks, each file's rank and exact calls
+# exact IMPL APP LABEL PRELOAD [ENV...]: 4 ranks, each file's rank and
+# exact calls
 exact() {
-	impl=$1 app=$2
-	t=$tmp/$impl-exact
+	impl=$1 app=$2 label=$3 preload=$4
+	shift 4
+	t=$tmp/$impl-$label
 	mkdir -p "$t/run"
-	run_mpi "$impl" 4 LD_PRELOAD="$SHIM" PMCSHIM_OUTPUT="$t/run/" PMCSHIM_QUIET=1 -- "$app"
+	run_mpi "$impl" 4 LD_PRELOAD="$preload" PMCSHIM_OUTPUT="$t/run/" PMCSHIM_QUIET=1 "$@" -- "$app"
 	why=""
 	for r in 0 1 2 3; do
 		f=$(ls "$t/run"/pmcshim-*-r$r-*.pmc 2>/dev/null)
@@ -115,10 +119,9 @@ exact() {
 			why="$why rank $r: calls $(got "$f"), want $(want_rank $r);"
 	done
 	if [ $rc = 0 ] && [ -z "$why" ] && [ "$(ls "$t/run" | wc -l)" = 4 ]; then
-		result "${impl}_4_ranks_exact_calls_and_rank_headers" ok
+		result "${impl}_${label}" ok
 	else
-		result "${impl}_4_ranks_exact_calls_and_rank_headers" fail "exit $rc; $why" \
-			"$(ls "$t/run")" "$(tail -5 "$t/err")"
+		result "${impl}_${label}" fail "exit $rc; $why" "$(ls "$t/run")" "$(tail -5 "$t/err")"
 	fi
 }
 
@@ -220,7 +223,15 @@ for impl in openmpi mpich; do
 	t=$tmp/$impl-arity
 	mkdir -p "$t"
 	arity "$impl"
-	exact "$impl" "$app"
+	exact "$impl" "$app" 4_ranks_exact_calls_and_rank_headers "$SHIM"
+	# the ASan+UBSan shim (leaks not checked: the MPI libraries keep
+	# theirs to the end)
+	if [ -f "$ASAN_SHIM" ] && [ -f "$ASAN_RT" ]; then
+		exact "$impl" "$app" asan_ubsan_exact_calls "$ASAN_RT:$ASAN_SHIM" \
+			ASAN_OPTIONS=detect_leaks=0:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87
+	else
+		result "${impl}_asan_ubsan_exact_calls" "skip:no $B/asan/libpmcshim.so or libasan.so"
+	fi
 	finalize "$impl" "$app" twice 2 "MPI_Finalize called again by rank [01]: passed on to the MPI library$"
 	finalize "$impl" "$app" never 1 "MPI rank 0 ended without calling MPI_Finalize$"
 	switch "$impl" "$app"
