@@ -3,6 +3,7 @@
 #   make test            also runs the reader suite and replays the fuzz seeds
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
 #   make bench-reader    times the reader on a generated 1 000 000-row report file
+#   make bench-ranks     times the reader merging 1024 generated rank files
 
 # The file format is defined once, in preload/reportfile.[ch]: the reader
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
@@ -95,4 +96,8 @@ bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader
 
 bench: bench-reader
 
-.PHONY: fuzz bench-reader
+# The reader on an MPI job's 1024 rank files (tests/reader/bench_ranks.sh).
+bench-ranks: $(B)/pmcshim-report $(B)/tests/reader/gen_report
+	@B=$(B) sh tests/reader/bench_ranks.sh
+
+.PHONY: fuzz bench-reader bench-ranks

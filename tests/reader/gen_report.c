@@ -35,6 +35,7 @@
  *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
+ *   --rank R --size N  an MPI rank: R of N, initialized and finalized
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
@@ -76,6 +77,7 @@ struct gen {
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
 	long truncate;			/* -1: none */
+	long rank, size;		/* an MPI rank (rank -1: not one) */
 	const char *corrupt;
 	unsigned char *buf;
 	size_t len, cap;
@@ -210,6 +212,11 @@ static void header(struct gen *g)
 		strcpy(h->exec_target, "/usr/bin/next");
 	h->argc = 3;
 	memcpy(h->argv, argv, sizeof(argv));
+	if (g->rank >= 0) {
+		h->mpi_state = RF_MPI_INITIALIZED | RF_MPI_FINALIZED;
+		h->mpi_rank = (uint32_t)g->rank, h->mpi_size = (uint32_t)g->size;
+		strcpy(h->mpi_library, "Test MPI");
+	}
 }
 
 /* ---- small records ------------------------------------------------------- */
@@ -655,7 +662,7 @@ static unsigned long num(const char *opt, const char *v)
 int main(int argc, char **argv)
 {
 	struct gen g = { .rows = 40, .threads = 4, .events = 3, .regions = 5, .stacks = 5,
-			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1 };
+			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1, .rank = -1 };
 	const char *out = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -673,6 +680,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--first-region")) g.first_region = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
+		else if (!strcmp(a, "--rank")) g.rank = (long)num(a, v), i++;
+		else if (!strcmp(a, "--size")) g.size = (long)num(a, v), i++;
 		else if (!strcmp(a, "--undone")) g.undone = (long)num(a, v), i++;
 		else if (!strcmp(a, "--truncate")) g.truncate = (long)num(a, v), i++;
 		else if (!strcmp(a, "--state") && v) g.state = v, i++;
