@@ -82,20 +82,26 @@ static long first_number(const char *const *names)
 	return -1;
 }
 
-/* The rank of an MPI job's process, as its launcher tells it before
- * MPI_Init: Open MPI, PMIx, MPICH's Hydra (PMI), Slurm's srun. Padded to
- * the job size's digits so that the files sort by rank. */
-static void load_rank(char *out, size_t len)
+int config_mpi_rank(long *rank, long *size)
 {
 	static const char *const ranks[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 					     "SLURM_PROCID", NULL };
 	static const char *const sizes[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
 					     "SLURM_NTASKS", NULL };
-	long rank = first_number(ranks), size = first_number(sizes);
+
+	*rank = first_number(ranks);
+	*size = first_number(sizes);
+	return *rank >= 0 ? 0 : -1;
+}
+
+/* Padded to the job size's digits, so that the files sort by rank. */
+static void load_rank(char *out, size_t len)
+{
+	long rank, size;
 	char digits[16];
 	int n;
 
-	if (rank < 0)
+	if (config_mpi_rank(&rank, &size) != 0)
 		return;
 	n = snprintf(digits, sizeof(digits), "%ld", size > 0 ? size - 1 : 0);
 	snprintf(out, len, "%0*d", n > 0 && n < 11 ? n : 1, (int)rank);

@@ -40,6 +40,10 @@ void config_load(struct config *c);
  * result does not fit. */
 int config_expand_output(const char *pattern, int pid, const char *host,
 			 const char *exe, const char *rank, char *out, size_t outlen);
+/* The rank and size of an MPI job's process as its launcher tells it
+ * before MPI_Init: Open MPI, PMIx, MPICH's Hydra (PMI), Slurm's srun.
+ * 0, or -1 outside a job; *size -1 when not told. */
+int config_mpi_rank(long *rank, long *size);
 /* The default output pattern: with the rank in it in an MPI job. */
 const char *config_default_output(const struct config *c);
 

@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,20 @@ static void check_finalized(void)
 		log_error("MPI rank %d ended without calling MPI_Finalize", rank);
 }
 
+/* A rank's fork() child is not a rank: its copy of the file says so.
+ * (Registered after the shim's own fork handler, which runs first in the
+ * child and gives it its file.) */
+static void forked_child(void)
+{
+	struct rf_header *h = mapfile_header();
+
+	__atomic_store_n(&state, 0, __ATOMIC_RELAXED);
+	if (h) {
+		__atomic_store_n(&h->mpi_state, 0, __ATOMIC_RELAXED);
+		h->mpi_rank = h->mpi_size = 0;
+	}
+}
+
 /* MPI_Init or MPI_Init_thread returned MPI_SUCCESS. */
 static void started(void)
 {
@@ -205,6 +220,7 @@ static void started(void)
 	}
 	set_state(RF_MPI_INITIALIZED);
 	atexit(check_finalized);
+	pthread_atfork(NULL, NULL, forked_child);
 	errno = saved;
 }
 
