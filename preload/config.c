@@ -1,67 +1,183 @@
-/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_MAX_NAMES, PMCSHIM_OUTPUT,
- * PMCSHIM_QUIET, PMCSHIM_SERIALIZE. */
+/* The PMCSHIM_* variables: one table, each row naming a variable, how
+ * its value is checked and its default, so a new variable is one row. A
+ * bad value gets one line naming the variable, the value and what is
+ * used instead; the application runs on as it would. */
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "stacks.h"
 
-static int parse_flag(const char *name)
+enum kind {
+	FLAG,		/* 0 or 1 */
+	NUMBER,		/* a whole number in min..max */
+	CHOICE,		/* one of the words in choices */
+	TEXT,		/* checked by load */
+};
+
+struct choice {
+	const char *word;
+	int value;
+};
+
+struct var {
+	const char *name;
+	enum kind kind;
+	size_t field;		/* FLAG, NUMBER, CHOICE: an int in struct config */
+	long min, max;		/* NUMBER */
+	long def;		/* FLAG, NUMBER, CHOICE: the value when unset or bad */
+	const struct choice *choices;	/* CHOICE: ends with a NULL word */
+	/* TEXT: fill c from v (NULL when unset); 0, or -1 after one line */
+	int (*load)(struct config *c, const char *v);
+};
+
+/* "none": no counters, wall time, calls and stacks only; empty is a
+ * mistake (a script's unset variable), not a request for none. */
+static int load_events(struct config *c, const char *v)
 {
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-static void load_events(struct config *c)
-{
-	const char *v = getenv("PMCSHIM_EVENTS");
 	char err[512];
+	int bad = 0;
 
-	if (!v)
-		v = CONFIG_DEFAULT_EVENTS;
-	if (events_parse_list(v, &c->events, err, sizeof(err)) > 0)
+	if (v && !*v) {
+		log_error("PMCSHIM_EVENTS is empty; using %s (PMCSHIM_EVENTS=none: no counters)",
+			  CONFIG_DEFAULT_EVENTS);
+		v = NULL, bad = -1;
+	}
+	if (v && !strcmp(v, "none")) {
+		c->events.n = 0;
+		return 0;
+	}
+	if (events_parse_list(v ? v : CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err)) > 0) {
 		log_error("PMCSHIM_EVENTS: skipped %s; measuring %d event%s%s",
 			  err, c->events.n, c->events.n == 1 ? "" : "s",
 			  c->events.n ? "" : " (wall time, calls and stacks only)");
-}
-
-/* A whole number in min..max from variable name; unset or empty gives
- * def, anything else one message and def. */
-static long load_number(const char *name, long min, long max, long def)
-{
-	const char *v = getenv(name);
-	char *end;
-	long d;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	d = strtol(v, &end, 10);
-	if (errno || *end || end == v || d < min || d > max) {
-		log_error("%s='%s': want %ld..%ld; using %ld", name, v, min, max, def);
-		return def;
+		return -1;
 	}
-	return d;
+	return bad;
 }
 
-static void load_output(struct config *c)
+static int load_output(struct config *c, const char *v)
 {
-	const char *v = getenv("PMCSHIM_OUTPUT");
+	int bad = 0;
 
 	if (v && strlen(v) >= sizeof(c->output)) {
 		log_error("PMCSHIM_OUTPUT is longer than %zu bytes; using %s",
 			  sizeof(c->output) - 1, CONFIG_DEFAULT_OUTPUT);
-		v = NULL;
+		v = NULL, bad = -1;
 	}
 	if (v && !*v) {
 		log_error("PMCSHIM_OUTPUT is empty; using %s", CONFIG_DEFAULT_OUTPUT);
-		v = NULL;
+		v = NULL, bad = -1;
 	}
 	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
+	return bad;
+}
+
+static const struct choice stack_methods[] = {
+	{ "auto", STACKS_AUTO }, { "fp", STACKS_FP }, { "unwind", STACKS_UNWIND }, { NULL, 0 } };
+
+#define FIELD(f) offsetof(struct config, f)
+static const struct var vars[] = {
+	{ "PMCSHIM_QUIET", FLAG, FIELD(quiet), .def = 0 },
+	{ "PMCSHIM_EVENTS", TEXT, .load = load_events },
+	{ "PMCSHIM_STACK_DEPTH", NUMBER, FIELD(stack_depth), .min = 0,
+	  .max = CONFIG_MAX_DEPTH, .def = CONFIG_DEFAULT_DEPTH },
+	{ "PMCSHIM_STACK_METHOD", CHOICE, FIELD(stack_method), .def = STACKS_AUTO,
+	  .choices = stack_methods },
+	{ "PMCSHIM_MAX_NAMES", NUMBER, FIELD(max_names), .min = 1,
+	  .max = CONFIG_MAX_MAX_NAMES, .def = CONFIG_DEFAULT_MAX_NAMES },
+	{ "PMCSHIM_OUTPUT", TEXT, .load = load_output },
+	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
+};
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
+/* The word of choice value def. */
+static const char *word_of(const struct choice *ch, long def)
+{
+	while (ch->word && ch->value != def)
+		ch++;
+	return ch->word ? ch->word : "?";
+}
+
+/* "auto, fp or unwind" */
+static void list_words(const struct choice *ch, char *out, size_t len)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	for (int i = 0; ch[i].word && pos < len; i++)
+		pos += (size_t)snprintf(out + pos, len - pos, "%s%s", !i ? "" :
+					ch[i + 1].word ? ", " : " or ", ch[i].word);
+}
+
+/* v as a whole number in min..max into *d; 0, or -1 */
+static int parse_number(const char *v, long min, long max, long *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtol(v, &end, 10);
+	return errno || *end || end == v || *d < min || *d > max ? -1 : 0;
+}
+
+/* v (set, not empty) for a FLAG, NUMBER or CHOICE row; 0, or -1 after
+ * one line */
+static int parse_value(const struct var *r, const char *v, long *out)
+{
+	char want[128];
+	long d;
+
+	switch (r->kind) {
+	case FLAG:
+		if (!strcmp(v, "0") || !strcmp(v, "1")) {
+			*out = *v - '0';
+			return 0;
+		}
+		snprintf(want, sizeof(want), "0 or 1");
+		break;
+	case NUMBER:
+		if (parse_number(v, r->min, r->max, &d) == 0) {
+			*out = d;
+			return 0;
+		}
+		snprintf(want, sizeof(want), "%ld..%ld", r->min, r->max);
+		break;
+	default:
+		for (const struct choice *ch = r->choices; ch->word; ch++) {
+			if (!strcmp(v, ch->word)) {
+				*out = ch->value;
+				return 0;
+			}
+		}
+		list_words(r->choices, want, sizeof(want));
+		break;
+	}
+	if (r->kind == CHOICE)
+		log_error("%s='%s': want %s; using %s", r->name, v, want,
+			  word_of(r->choices, r->def));
+	else
+		log_error("%s='%s': want %s; using %ld", r->name, v, want, r->def);
+	return -1;
+}
+
+/* Row r from the environment into c; 0, or -1 when its value was bad. */
+static int load_var(const struct var *r, struct config *c)
+{
+	const char *v = getenv(r->name);
+	long value = r->def;
+	int rc = 0;
+
+	if (r->kind == TEXT)
+		return r->load(c, v);
+	if (v && *v)	/* unset or empty: the default */
+		rc = parse_value(r, v, &value);
+	*(int *)((char *)c + r->field) = rc ? (int)r->def : (int)value;
+	return rc;
 }
 
 void config_load(struct config *c)
@@ -69,16 +185,32 @@ void config_load(struct config *c)
 	int saved = errno;
 
 	memset(c, 0, sizeof(*c));
-	c->quiet = parse_flag("PMCSHIM_QUIET");
-	c->serialize = parse_flag("PMCSHIM_SERIALIZE");
+	for (size_t i = 0; i < NVARS; i++)
+		load_var(&vars[i], c);
 	log_set_quiet(c->quiet);
-	load_events(c);
-	c->stack_depth = (int)load_number("PMCSHIM_STACK_DEPTH", 0, CONFIG_MAX_DEPTH,
-					  CONFIG_DEFAULT_DEPTH);
-	c->max_names = (unsigned)load_number("PMCSHIM_MAX_NAMES", 1, CONFIG_MAX_MAX_NAMES,
-					     CONFIG_DEFAULT_MAX_NAMES);
-	load_output(c);
 	errno = saved;
+}
+
+static int listed(const char *name, const char *const *skip)
+{
+	for (; skip && *skip; skip++)
+		if (!strcmp(name, *skip))
+			return 1;
+	return 0;
+}
+
+int config_check_env(const char *const *skip)
+{
+	static struct config scratch;	/* PATH_MAX and the events: not on the stack */
+	int bad = 0;
+
+	for (size_t i = 0; i < NVARS; i++) {
+		if (listed(vars[i].name, skip) || load_var(&vars[i], &scratch) == 0)
+			continue;
+		unsetenv(vars[i].name);
+		bad++;
+	}
+	return bad;
 }
 
 static int append(char *out, size_t outlen, size_t *pos, const char *s)
