@@ -19,6 +19,7 @@
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
 #include "../include/pmcshim.h"
+#include "badopt.h"
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
@@ -136,7 +137,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	char *end, msg[256];
 	int c, v, err;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
@@ -185,8 +187,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->has_re = true;
 			break;
-		default: /* getopt said what */
-			usage(stderr);
+		default:
+			badopt_say(PROG, argv, c);
 			return 2;
 		}
 	}
@@ -277,7 +279,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (!n) {
-		usage(stderr);
+		fputs(PROG ": no report file given (usage: " PROG " [OPTIONS] FILE...; --help "
+		      "for more)\n", stderr);
 		goto out;
 	}
 	if (o.watch > 0) {
