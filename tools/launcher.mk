@@ -3,7 +3,7 @@
 # parsing, counter opening and variable checks (the same objects), so its
 # notice, its --list-events and its checks say what the shim will do.
 #   make                 builds $(B)/pmcshim
-#   make test            also runs tests/launcher/run.sh
+#   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
 LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c \
 	tools/badopt.c
@@ -32,3 +32,5 @@ $(B)/tests/launcher/%: tests/launcher/%.c | $(B)/tests/launcher
 LAUNCH_TEST_APPS := tree
 TEST_BINS += $(B)/pmcshim $(LAUNCH_TEST_APPS:%=$(B)/tests/launcher/%)
 EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
+# every variable and option with a bad value (both commands and the shim)
+EXTRA_SUITES += validate=sh+tests/validate/run.sh

@@ -273,8 +273,8 @@ int main(int argc, char **argv)
 	rc = 2;
 	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks ||
 			o.has_min_coverage || o.sort == S_COVERAGE)) {
-		fputs(n != 2 ? PROG " diff: give two reports, BEFORE and AFTER\n" :
-		      PROG " diff: --threads, --by-process, --stacks, --min-coverage and --sort "
+		fputs(n != 2 ? PROG ": diff: give two reports, BEFORE and AFTER\n" :
+		      PROG ": diff: --threads, --by-process, --stacks, --min-coverage and --sort "
 		      "coverage do not apply\n", stderr);
 		goto out;
 	}
@@ -285,7 +285,7 @@ int main(int argc, char **argv)
 	}
 	if (o.watch > 0) {
 		if (is_diff || n != 1)
-			fputs(PROG " --watch: give one file\n", stderr);
+			fputs(PROG ": --watch: give one file\n", stderr);
 		else
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;
