@@ -117,6 +117,24 @@ one_line() {
 	[ "$(wc -l <"$1.p")" = 1 ] && grep -qF -- "$2" "$1.p"
 }
 
+# verdict NAME STATUS DETAIL WANT ERRFILE: the result of a row whose
+# checks gave STATUS (0: all passed)
+verdict() {
+	if [ "$2" = 0 ]; then
+		result "$1" ok
+	else
+		result "$1" fail "$3" "want the line: $4" "got: $(cat "$5")"
+	fi
+}
+
+# refused NAME STATUS DIR WANT: a bad option's run: status 2, one line
+# with WANT in DIR/err, nothing in DIR/out, the command ("touch ran") not run
+refused() {
+	[ "$2" = 2 ] && [ "$(wc -l <"$3/err")" = 1 ] && grep -qF -- "$4" "$3/err" &&
+		[ ! -s "$3/out" ] && [ ! -e "$3/ran" ]
+	verdict "$1" $? "exit $2 (want 2), ran: $(ls "$3" | grep -c '^ran$')" "$4" "$3/err"
+}
+
 # tally FILE: the results a loop in a pipe (a subshell) printed, counted
 tally() {
 	cat "$1"
@@ -136,13 +154,10 @@ printf '%s\n' "$SHIM_VARS" | while IFS='|' read -r var bad want; do
 	rc=$?
 	report=$(ls "$d"/*.pmc 2>/dev/null | head -1)
 	name="shim_${var}_$(echo "${bad:-empty}" | tr -c 'a-zA-Z0-9\n' _)"
-	if one_line "$d/err" "$want" && [ $rc = 3 ] && [ "$(cat "$d/out")" = out ] &&
-	   grep -qx err "$d/err" && [ -n "$report" ] && "$R" "$report" >/dev/null 2>&1; then
-		result "$name" ok
-	else
-		result "$name" fail "exit $rc (want 3), out '$(cat "$d/out")', report '$report'" \
-			"want one line with: $want" "got: $(cat "$d/err")"
-	fi
+	one_line "$d/err" "$want" && [ $rc = 3 ] && [ "$(cat "$d/out")" = out ] &&
+		grep -qx err "$d/err" && [ -n "$report" ] && "$R" "$report" >/dev/null 2>&1
+	verdict "$name" $? "exit $rc (want 3), out '$(cat "$d/out")', report '$report'" \
+		"$want" "$d/err"
 done >"$tmp/shim.results"
 tally "$tmp/shim.results"
 
@@ -157,14 +172,10 @@ printf '%s\n' "$LAUNCH_VARS" | while IFS='|' read -r var bad want_rc want; do
 	made=no
 	[ -e "$d/run" ] && made=yes
 	name="launcher_${var}_$(echo "${bad:-empty}" | tr -c 'a-zA-Z0-9\n' _)"
-	if one_line "$d/err" "$want" && [ $rc = "$want_rc" ] &&
-	   { { [ $rc = 2 ] && [ $made = no ]; } ||
-	     { [ $rc = 3 ] && [ "$(cat "$d/out")" = out ]; }; }; then
-		result "$name" ok
-	else
-		result "$name" fail "exit $rc (want $want_rc), run directory made: $made" \
-			"want one line with: $want" "got: $(cat "$d/err")"
-	fi
+	one_line "$d/err" "$want" && [ $rc = "$want_rc" ] &&
+		{ { [ $rc = 2 ] && [ $made = no ]; } ||
+		  { [ $rc = 3 ] && [ "$(cat "$d/out")" = out ]; }; }
+	verdict "$name" $? "exit $rc (want $want_rc), run directory made: $made" "$want" "$d/err"
 done >"$tmp/launch.results"
 tally "$tmp/launch.results"
 
@@ -177,14 +188,8 @@ printf '%s\n' "$LAUNCH_OPTS" | while IFS='|' read -r opt args want; do
 	# shellcheck disable=SC2086 # the arguments are word-split on purpose
 	(cd "$d" && "$L" $args >out 2>err)
 	rc=$?
-	name="launcher_opt_${opt}_$(echo "${args%% touch ran}" | tr -c 'a-z0-9\n' _)"
-	if [ $rc = 2 ] && [ "$(wc -l <"$d/err")" = 1 ] && grep -qF -- "pmcshim: $want" "$d/err" &&
-	   [ ! -s "$d/out" ] && [ ! -e "$d/ran" ]; then
-		result "$name" ok
-	else
-		result "$name" fail "exit $rc (want 2), ran: $([ -e "$d/ran" ] && echo yes || echo no)" \
-			"want the one line: pmcshim: $want" "got: $(cat "$d/err")"
-	fi
+	refused "launcher_opt_${opt}_$(echo "${args%% touch ran}" | tr -c 'a-z0-9\n' _)" $rc "$d" \
+		"pmcshim: $want"
 done >"$tmp/lopt.results"
 tally "$tmp/lopt.results"
 
@@ -196,17 +201,12 @@ i=0
 printf '%s\n' "$READER_OPTS" | while IFS='|' read -r opt args want; do
 	i=$((i + 1))
 	args=$(echo "$args" | sed "s|@|$REP|g")
+	d=$tmp/ropt$i
+	mkdir -p "$d"
 	# shellcheck disable=SC2086
-	"$R" $args >"$tmp/ropt$i.out" 2>"$tmp/ropt$i.err"
-	rc=$?
-	name="reader_opt_${opt}_$(echo "$args" | sed "s|$REP|@|g" | tr -c 'a-z0-9\n' _)"
-	if [ $rc = 2 ] && [ "$(wc -l <"$tmp/ropt$i.err")" = 1 ] &&
-	   grep -qF -- "pmcshim-report: $want" "$tmp/ropt$i.err" && [ ! -s "$tmp/ropt$i.out" ]; then
-		result "$name" ok
-	else
-		result "$name" fail "exit $rc (want 2)" "want the one line: pmcshim-report: $want" \
-			"got: $(cat "$tmp/ropt$i.err")"
-	fi
+	"$R" $args >"$d/out" 2>"$d/err"
+	refused "reader_opt_${opt}_$(echo "$args" | sed "s|$REP|@|g" | tr -c 'a-z0-9\n' _)" $? "$d" \
+		"pmcshim-report: $want"
 done >"$tmp/ropt.results"
 tally "$tmp/ropt.results"
 
