@@ -36,29 +36,32 @@ struct var {
 	int (*load)(struct config *c, const char *v);
 };
 
-/* "none": no counters, wall time, calls and stacks only; empty is a
- * mistake (a script's unset variable), not a request for none. */
+/* "none": no counters, wall time, calls and stacks only; a list that
+ * names no event (empty, a script's unset variable) is a mistake, not a
+ * request for none. */
 static int load_events(struct config *c, const char *v)
 {
 	char err[512];
-	int bad = 0;
+	int skipped;
 
-	if (v && !*v) {
-		log_error("PMCSHIM_EVENTS is empty; using %s (PMCSHIM_EVENTS=none: no counters)",
-			  CONFIG_DEFAULT_EVENTS);
-		v = NULL, bad = -1;
-	}
 	if (v && !strcmp(v, "none")) {
 		c->events.n = 0;
 		return 0;
 	}
-	if (events_parse_list(v ? v : CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err)) > 0) {
+	skipped = events_parse_list(v ? v : CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
+	if (v && !skipped && !c->events.n) {
+		log_error("PMCSHIM_EVENTS='%s' names no event; using %s (none: no counters)",
+			  v, CONFIG_DEFAULT_EVENTS);
+		events_parse_list(CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
+		return -1;
+	}
+	if (skipped) {
 		log_error("PMCSHIM_EVENTS: skipped %s; measuring %d event%s%s",
 			  err, c->events.n, c->events.n == 1 ? "" : "s",
 			  c->events.n ? "" : " (wall time, calls and stacks only)");
 		return -1;
 	}
-	return bad;
+	return 0;
 }
 
 static int load_output(struct config *c, const char *v)

@@ -111,11 +111,15 @@ static int dir_is_empty(const char *dir)
 static int make_parents(const char *dir)
 {
 	char path[PATH_MAX];
+	size_t n = strlen(dir);
 
-	if ((size_t)snprintf(path, sizeof(path), "%s", dir) >= sizeof(path)) {
+	if (n >= sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+	memcpy(path, dir, n + 1);
+	while (n > 1 && path[n - 1] == '/')	/* "a/b/c/": c is not a parent */
+		path[--n] = '\0';
 	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
 		*p = '\0';
 		if (mkdir(path, 0700) != 0 && errno != EEXIST)

@@ -21,7 +21,8 @@ SHIM=$(realpath "$B/libpmcshim.so")
 APP='echo out; echo err >&2; exit 3'
 
 # The shim's variables: NAME|BAD VALUE|the line it gets (after "pmcshim: ")
-SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS is empty; using instructions,cycles
+SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS='"''"' names no event; using instructions,cycles
+PMCSHIM_EVENTS|,|PMCSHIM_EVENTS='"','"' names no event; using instructions,cycles
 PMCSHIM_EVENTS|task-clock,bogus|PMCSHIM_EVENTS: skipped '"'bogus'"': unknown event
 PMCSHIM_STACK_DEPTH|65|PMCSHIM_STACK_DEPTH='"'65'"': want 0..64; using 8
 PMCSHIM_STACK_METHOD|frames|PMCSHIM_STACK_METHOD='"'frames'"': want auto, fp or unwind; using auto
@@ -251,14 +252,17 @@ fi
 # -o a/b/c: the missing parents made, mode 0700 (umask 022 would give 0755)
 d=$tmp/parents
 mkdir -p "$d"
-(cd "$d" && umask 022 && "$L" -q -o a/b/c sh -c 'exit 0' >out 2>err)
+# and the run directory itself as before (here 755), a trailing / or not
+(cd "$d" && umask 022 && "$L" -q -o a/b/c sh -c 'exit 0' >out 2>err &&
+	"$L" -q -o x/y/ sh -c 'exit 0' >>out 2>>err)
 rc=$?
-modes=$(cd "$d" && stat -c %a a a/b 2>/dev/null | tr '\n' ' ')
-if [ $rc = 0 ] && [ "$modes" = "700 700 " ] && [ -d "$d/a/b/c" ] &&
-   [ "$(ls "$d/a/b/c" | wc -l)" = 1 ]; then
+modes=$(cd "$d" && stat -c %a a a/b a/b/c x x/y 2>/dev/null | tr '\n' ' ')
+if [ $rc = 0 ] && [ "$modes" = "700 700 755 700 755 " ] &&
+   [ "$(ls "$d/a/b/c" | wc -l)" = 1 ] && [ "$(ls "$d/x/y" | wc -l)" = 1 ]; then
 	result output_parents_0700 ok
 else
-	result output_parents_0700 fail "exit $rc, modes '$modes' (want 700 700)" "$(cat "$d/err")"
+	result output_parents_0700 fail "exit $rc, modes of a a/b a/b/c x x/y: '$modes'" \
+		"(want 700 700 755 700 755)" "$(cat "$d/err")"
 fi
 
 # A command killed by SIGSEGV: the launcher dies of it too, so the caller's
