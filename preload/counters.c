@@ -23,6 +23,27 @@ static int permanent_error(int err)
 }
 
 static int read_int_file(const char *path);
+static int open_one(const struct event_spec *ev, int group);
+
+/* Whether the kernel shows a PMU at all: one of the events every PMU
+ * counts opens (and is closed at once). Tells "no PMU" (a VM) from "the
+ * PMU has no such event" (an emulated PMU with a few events). */
+static int have_pmu(void)
+{
+	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
+	static const uint64_t any[] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
+
+	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
+		int fd;
+
+		ev.config = any[i];
+		if ((fd = open_one(&ev, -1)) >= 0) {
+			close(fd);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
 {
@@ -33,8 +54,14 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		hint = ev->type == PERF_TYPE_RAW ? "this CPU has no such raw event"
-			: "no hardware PMU visible to this kernel (VM or container?)";
+		if (ev->type == PERF_TYPE_RAW)
+			hint = "this CPU has no such raw event";
+		else if (ev->type == PERF_TYPE_SOFTWARE)
+			hint = "this kernel has no such software event";
+		else if (have_pmu())
+			hint = "this CPU's PMU does not count it";
+		else
+			hint = "no hardware PMU visible to this kernel (VM or container?)";
 		break;
 	case EACCES:
 	case EPERM:

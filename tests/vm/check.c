@@ -579,6 +579,9 @@ static void test_native_names_listed(void)
 	CHECK(listed_yes(text, "INST_RETIRED") && listed_yes(text, "L1D_CACHE_REFILL") &&
 	      listed_yes(text, "instructions"), "INST_RETIRED, L1D_CACHE_REFILL or instructions "
 	      "not listed as countable");
+	/* the guest has a PMU: an event it lacks is not "no PMU" */
+	CHECK(strstr(text, "cache-references                 no: ENOENT: this CPU's PMU does not "
+		     "count it\n"), "cache-references not marked as the PMU's lack:\n%.900s", text);
 	CHECK(strstr(text, "'INST_RETIRD': unknown event; closest: INST_RETIRED") &&
 	      strstr(text, "\nexit 2\n"), "typo not refused with a suggestion:\n%s",
 	      strstr(text, "pmcshim: -e") ? strstr(text, "pmcshim: -e") : "(no -e line)");
