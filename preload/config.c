@@ -9,9 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 #include "stacks.h"
+#include "suggest.h"
+
+extern char **environ;
 
 enum kind {
 	FLAG,		/* 0 or 1 */
@@ -183,13 +187,41 @@ static int load_var(const struct var *r, struct config *c)
 	return rc;
 }
 
+/* A PMCSHIM_ name in entry ("NAME=value") that no row holds but one is
+ * close to: a typo, which would otherwise change nothing without a word.
+ * Names far from every row (another tool's, the tests') are left alone.
+ * 1 after one line (name filled), else 0. */
+static int typo(const char *entry, char *name, size_t len)
+{
+	size_t n = strcspn(entry, "=");
+	struct suggest s;
+
+	if (n <= 8 || n >= len || strncasecmp(entry, "PMCSHIM_", 8))
+		return 0;
+	memcpy(name, entry, n);
+	name[n] = '\0';
+	for (size_t i = 0; i < NVARS; i++)
+		if (!strcmp(vars[i].name, name))
+			return 0;
+	suggest_begin(&s, name + 8);
+	for (size_t i = 0; i < NVARS; i++)
+		suggest_offer(&s, vars[i].name + 8);
+	if (!s.n)
+		return 0;
+	log_error("%s: not a variable pmcshim reads; ignored (PMCSHIM_%s?)", name, s.name[0]);
+	return 1;
+}
+
 void config_load(struct config *c)
 {
 	int saved = errno;
+	char name[SUGGEST_NAME];
 
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < NVARS; i++)
 		load_var(&vars[i], c);
+	for (char **e = environ; e && *e; e++)
+		typo(*e, name, sizeof(name));
 	log_set_quiet(c->quiet);
 	errno = saved;
 }
@@ -207,11 +239,21 @@ int config_check_env(const char *const *skip)
 	static struct config scratch;	/* PATH_MAX and the events: not on the stack */
 	int bad = 0;
 
+	char name[SUGGEST_NAME];
+
 	for (size_t i = 0; i < NVARS; i++) {
 		if (listed(vars[i].name, skip) || load_var(&vars[i], &scratch) == 0)
 			continue;
 		unsetenv(vars[i].name);
 		bad++;
+	}
+	/* from the start again after each removal: it moves environ's entries */
+	for (char **e = environ; e && *e; e++) {
+		if (typo(*e, name, sizeof(name))) {
+			unsetenv(name);
+			bad++;
+			e = environ - 1;
+		}
 	}
 	return bad;
 }

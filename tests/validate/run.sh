@@ -20,7 +20,8 @@ SHIM=$(realpath "$B/libpmcshim.so")
 # the application: its output and status are what must not change
 APP='echo out; echo err >&2; exit 3'
 
-# The shim's variables: NAME|BAD VALUE|the line it gets (after "pmcshim: ")
+# The shim's variables: NAME|BAD VALUE|the line it gets (after "pmcshim: ");
+# a misspelt name is a bad name
 SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS='"''"' names no event; using instructions,cycles
 PMCSHIM_EVENTS|,|PMCSHIM_EVENTS='"','"' names no event; using instructions,cycles
 PMCSHIM_EVENTS|task-clock,bogus|PMCSHIM_EVENTS: skipped '"'bogus'"': unknown event
@@ -29,7 +30,9 @@ PMCSHIM_STACK_METHOD|frames|PMCSHIM_STACK_METHOD='"'frames'"': want auto, fp or 
 PMCSHIM_MAX_NAMES|0|PMCSHIM_MAX_NAMES='"'0'"': want 1..268435456; using 1048576
 PMCSHIM_OUTPUT||PMCSHIM_OUTPUT is empty; using pmcshim-%e-%p.pmc
 PMCSHIM_QUIET|yes|PMCSHIM_QUIET='"'yes'"': want 0 or 1; using 0
-PMCSHIM_SERIALIZE|2|PMCSHIM_SERIALIZE='"'2'"': want 0 or 1; using 0'
+PMCSHIM_SERIALIZE|2|PMCSHIM_SERIALIZE='"'2'"': want 0 or 1; using 0
+PMCSHIM_STACKDEPTH|3|PMCSHIM_STACKDEPTH: not a variable pmcshim reads; ignored (PMCSHIM_STACK_DEPTH?)
+pmcshim_quiet|1|pmcshim_quiet: not a variable pmcshim reads; ignored (PMCSHIM_QUIET?)'
 
 # The same under the launcher, once for the whole run (a tree of three
 # processes): NAME|BAD VALUE|STATUS|the line. The launcher refuses bad
@@ -42,7 +45,8 @@ PMCSHIM_STACK_METHOD|frames|3|PMCSHIM_STACK_METHOD='"'frames'"': want auto, fp o
 PMCSHIM_MAX_NAMES|x|3|PMCSHIM_MAX_NAMES='"'x'"': want 1..268435456; using 1048576
 PMCSHIM_OUTPUT|x.pmc|3|PMCSHIM_OUTPUT='"'x.pmc'"': not used; the reports go into the run directory
 PMCSHIM_QUIET|yes|3|PMCSHIM_QUIET='"'yes'"': not used
-PMCSHIM_SERIALIZE|on|3|PMCSHIM_SERIALIZE='"'on'"': want 0 or 1; using 0'
+PMCSHIM_SERIALIZE|on|3|PMCSHIM_SERIALIZE='"'on'"': want 0 or 1; using 0
+PMCSHIM_EVENT|task-clock|3|PMCSHIM_EVENT: not a variable pmcshim reads; ignored (PMCSHIM_EVENTS?)'
 
 # The launcher's options: LONG NAME|ARGUMENTS (word-split; the command
 # touches "ran")|the line
@@ -97,7 +101,7 @@ listed() {
 
 # the variables the shim reads (a string literal naming one: getenv's
 # argument or a table row), and each command's long options
-read_vars=$(grep -ho '"PMCSHIM_[A-Z_]*"' preload/*.c | tr -d '"' | sort -u)
+read_vars=$(grep -ho '"PMCSHIM_[A-Z][A-Z_]*"' preload/*.c | tr -d '"' | sort -u)
 long_opts() {
 	grep -o '{ "[a-z-]*", [a-z]*_argument' "$1" | sed 's/{ "\([a-z-]*\)".*/\1/' | sort -u
 }
@@ -161,6 +165,16 @@ printf '%s\n' "$SHIM_VARS" | while IFS='|' read -r var bad want; do
 		"$want" "$d/err"
 done >"$tmp/shim.results"
 tally "$tmp/shim.results"
+
+# A PMCSHIM_ name far from every variable (another tool's, the tests'
+# own) is not taken for a typo.
+d=$tmp/farname
+mkdir -p "$d"
+(cd "$d" && env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$d/r.pmc" PMCSHIM_TEST_WHATEVER=1 \
+	PMCSHIM_OPENMPI_ROOT=1 LD_PRELOAD="$SHIM" sh -c "$APP" >out 2>err)
+rc=$?
+[ $rc = 3 ] && [ "$(cat "$d/err")" = err ]
+verdict shim_far_name_not_a_typo $? "exit $rc (want 3)" "(none)" "$d/err"
 
 # The launcher: one line for the run, however many processes, and the
 # command's status.
