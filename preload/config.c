@@ -248,11 +248,13 @@ int config_check_env(const char *const *skip)
 		bad++;
 	}
 	/* from the start again after each removal: it moves environ's entries */
-	for (char **e = environ; e && *e; e++) {
+	for (char **e = environ; e && *e;) {
 		if (typo(*e, name, sizeof(name))) {
 			unsetenv(name);
 			bad++;
-			e = environ - 1;
+			e = environ;
+		} else {
+			e++;
 		}
 	}
 	return bad;
