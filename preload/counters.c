@@ -30,19 +30,22 @@ static int open_one(const struct event_spec *ev, int group);
  * PMU has no such event" (an emulated PMU with a few events). */
 static int have_pmu(void)
 {
-	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
 	static const uint64_t any[] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
+	static int known = -1;	/* a PMU does not come or go: asked once */
+	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
 
-	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
+	for (size_t i = 0; known < 0 && i < sizeof(any) / sizeof(any[0]); i++) {
 		int fd;
 
 		ev.config = any[i];
 		if ((fd = open_one(&ev, -1)) >= 0) {
 			close(fd);
-			return 1;
+			known = 1;
 		}
 	}
-	return 0;
+	if (known < 0)
+		known = 0;
+	return known;
 }
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
