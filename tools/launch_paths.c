@@ -113,6 +113,8 @@ static int make_parents(const char *dir)
 	char path[PATH_MAX];
 	size_t n = strlen(dir);
 
+	if (n == 0)
+		return 0;
 	if (n >= sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;

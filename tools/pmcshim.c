@@ -83,7 +83,13 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 				return 2;
 			l->depth = optarg;
 			break;
-		case 'o': l->outdir = optarg; break;
+		case 'o':
+			if (!*optarg) {	/* a script's unset variable */
+				fputs(LAUNCHER ": -o '': no directory named\n", stderr);
+				return 2;
+			}
+			l->outdir = optarg;
+			break;
 		case 'q': l->quiet = 1; break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
