@@ -19,21 +19,31 @@
 #define CONFIG_DEFAULT_MAX_NAMES (1u << 20)
 #define CONFIG_MAX_MAX_NAMES (1u << 28)
 
+/* Every PMCSHIM_* variable the shim reads is a row of the table in
+ * config.c (its name, how it is checked, its default, its field here). */
 struct config {
-	struct event_list events;
-	int stack_depth;	/* frames above the call site */
-	unsigned max_names;	/* PMCSHIM_MAX_NAMES: distinct region names */
-	int quiet;
+	struct event_list events;	/* PMCSHIM_EVENTS */
+	int stack_depth;	/* PMCSHIM_STACK_DEPTH: frames above the call site */
+	int stack_method;	/* PMCSHIM_STACK_METHOD: STACKS_AUTO, _FP or _UNWIND */
+	int max_names;		/* PMCSHIM_MAX_NAMES: distinct region names */
+	int quiet;		/* PMCSHIM_QUIET */
 	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
 	int mpi;		/* PMCSHIM_MPI: MPI calls become regions (mpi.c) */
 	char rank[16];		/* the MPI job rank from the launcher's environment,
 				 * zero-padded to the job size's digits; "" when none */
-	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
+	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
 };
 
-/* Fill c from PMCSHIM_* variables; bad values get one message each and
- * the default. */
+/* Fill c from PMCSHIM_* variables; a bad value gets one line naming the
+ * variable and what is used instead (the default). */
 void config_load(struct config *c);
+
+/* For the launcher, once for the whole run: check the variables its
+ * processes will read, all but those named in skip (NULL-terminated: the
+ * ones it sets itself), each bad one said in one line and removed from
+ * the environment, so each process takes the default without saying so
+ * again. Returns the number of bad ones. */
+int config_check_env(const char *const *skip);
 
 /* Expand %p (pid), %h (host), %e (executable name), %r (rank: the MPI
  * job rank, "" outside a job), %% in pattern. Returns 0, or -1 when the

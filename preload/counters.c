@@ -23,6 +23,30 @@ static int permanent_error(int err)
 }
 
 static int read_int_file(const char *path);
+static int open_one(const struct event_spec *ev, int group);
+
+/* Whether the kernel shows a PMU at all: one of the events every PMU
+ * counts opens (and is closed at once). Tells "no PMU" (a VM) from "the
+ * PMU has no such event" (an emulated PMU with a few events). */
+static int have_pmu(void)
+{
+	static const uint64_t any[] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
+	static int known = -1;	/* a PMU does not come or go: asked once */
+	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
+
+	for (size_t i = 0; known < 0 && i < sizeof(any) / sizeof(any[0]); i++) {
+		int fd;
+
+		ev.config = any[i];
+		if ((fd = open_one(&ev, -1)) >= 0) {
+			close(fd);
+			known = 1;
+		}
+	}
+	if (known < 0)
+		known = 0;
+	return known;
+}
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
 {
@@ -33,8 +57,14 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		hint = ev->type == PERF_TYPE_RAW ? "this CPU has no such raw event"
-			: "no hardware PMU visible to this kernel (VM or container?)";
+		if (ev->type == PERF_TYPE_RAW)
+			hint = "this CPU has no such raw event";
+		else if (ev->type == PERF_TYPE_SOFTWARE)
+			hint = "this kernel has no such software event";
+		else if (have_pmu())
+			hint = "this CPU's PMU does not count it";
+		else
+			hint = "no hardware PMU visible to this kernel (VM or container?)";
 		break;
 	case EACCES:
 	case EPERM:

@@ -297,38 +297,56 @@ int events_parse_list(const char *text, struct event_list *list,
 	return skipped;
 }
 
-static void print_name(void *out, const char *name)
+struct listing {
+	FILE *out;
+	int (*why_not)(const char *name, char *why, size_t len);
+};
+
+/* "  NAME   yes", or "no: why" */
+static void print_name(void *arg, const char *name)
 {
-	fprintf(out, "  %s\n", name);
+	const struct listing *l = arg;
+	char why[256];
+
+	if (!l->why_not) {
+		fprintf(l->out, "  %s\n", name);
+		return;
+	}
+	if (l->why_not(name, why, sizeof(why)) == 0)
+		fprintf(l->out, "  %-32s yes\n", name);
+	else
+		fprintf(l->out, "  %-32s no: %s\n", name, why);
 }
 
-/* --list-events: the names this build accepts, grouped the way perf list
- * groups them. */
-void events_list(FILE *out)
+void events_list(FILE *out, int (*why_not)(const char *name, char *why, size_t len))
 {
 	static const char *const kinds[] = { "Hardware event (generic)", "Software event" };
 	static const uint32_t types[] = { PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE };
 	char name[EVENT_NAME_MAX], why[200], pmus[300];
+	struct listing l = { out, why_not };
 	uint64_t config;
 	int n;
 
+	if (why_not)
+		fputs("Each name, and whether this machine can count it now (opened and closed\n"
+		      "once, here, as the shim opens it): yes, or no and why.\n\n", out);
 	for (size_t k = 0; k < 2; k++) {
 		fprintf(out, "%s%s:\n", k ? "\n" : "", kinds[k]);
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (known[i].type == types[k])
-				print_name(out, known[i].name);
+				print_name(&l, known[i].name);
 	}
 	fputs("\nHardware cache event (generic):\n", out);
 	for (size_t i = 0; i < NCACHE_NAMES; i++)
 		if (cache_name(i, name, sizeof(name), &config) == 0)
-			print_name(out, name);
+			print_name(&l, name);
 	fputs("\nRaw hardware event:\n  rNNNN (hex, as perf takes it)\n", out);
 	fputs("\nNative event (libpfm4", out);
 	if ((n = native_each(NULL, NULL, pmus, sizeof(pmus), why, sizeof(why))) < 0) {
 		fprintf(out, "):\n  %s\n", why);
 	} else {
 		fprintf(out, "; %d events of %s; EVENT:UMASK as libpfm4 spells them):\n", n, pmus);
-		native_each(print_name, out, pmus, sizeof(pmus), why, sizeof(why));
+		native_each(print_name, &l, pmus, sizeof(pmus), why, sizeof(why));
 	}
 	fputs("\nModifiers: :u user space (the default), :k or :uk with the kernel\n", out);
 }

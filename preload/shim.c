@@ -329,7 +329,7 @@ static void shim_setup(int argc, char **argv)
 	struct mapfile_process p;
 
 	config_load(&config);
-	names_set_limit(config.max_names);
+	names_set_limit((uint32_t)config.max_names);
 	mpi_configure(&config);
 	clock_start();
 	set_exe_name();
@@ -341,7 +341,7 @@ static void shim_setup(int argc, char **argv)
 	}
 	guard_enter();
 	/* Depth 0 needs no unwinder: the call site is the return address. */
-	if (config.stack_depth > 0 && stacks_init(why, sizeof(why)) != 0)
+	if (config.stack_depth > 0 && stacks_init(config.stack_method, why, sizeof(why)) != 0)
 		log_notice("call-site stacks reduced to the call site: %s", why);
 	modules_record_all();
 	guard_leave();

@@ -187,9 +187,12 @@ static void test_env_defaults_and_bad_values(void)
 	CHECK(strcmp(c.output, CONFIG_DEFAULT_OUTPUT) == 0, "default output");
 	CHECK(c.quiet == 1, "quiet");
 	setenv("PMCSHIM_STACK_DEPTH", "0", 1);
-	setenv("PMCSHIM_EVENTS", "", 1);
+	setenv("PMCSHIM_EVENTS", "none", 1);
 	config_load(&c);
 	CHECK(c.stack_depth == 0 && c.events.n == 0, "depth 0, no events");
+	setenv("PMCSHIM_EVENTS", "", 1);
+	config_load(&c);
+	CHECK(c.events.n == 2, "empty events: a mistake, the default");
 	setenv("PMCSHIM_STACK_DEPTH", "65", 1);
 	config_load(&c);
 	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "depth above the limit refused");

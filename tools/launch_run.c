@@ -2,6 +2,8 @@
  * process of the run wrote, and leaving with the command's status. */
 #include "launch.h"
 
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+void launch_check_env(const struct launch *l)
+{
+	/* set for every process below (set_env), whatever the caller had */
+	const char *const mine[] = { "PMCSHIM_EVENTS", "PMCSHIM_OUTPUT", "PMCSHIM_QUIET",
+				     l->depth ? "PMCSHIM_STACK_DEPTH" : NULL, NULL };
+	const char *v;
+
+	if ((v = getenv("PMCSHIM_OUTPUT")))
+		fprintf(stderr, LAUNCHER ": PMCSHIM_OUTPUT='%s': not used; the reports go into "
+			"the run directory (-o)\n", v);
+	if ((v = getenv("PMCSHIM_QUIET")) && strcmp(v, "1"))
+		fprintf(stderr, LAUNCHER ": PMCSHIM_QUIET='%s': not used; the processes of a "
+			"run are quiet, and -q quiets " LAUNCHER "\n", v);
+	config_check_env(mine);
+}
 
 /* Existing preloads (a sanitizer runtime must stay first) then the shim. */
 static void set_preload(const char *shim)
@@ -196,13 +215,18 @@ void launch_show_reports(const struct launch *l)
 }
 
 /* Die of the same signal, as a shell's caller expects, without a core
- * file of the launcher's own. */
+ * of the launcher's own: the command's core (if any) is the one to read.
+ * RLIMIT_CORE 0 stops a core file; a core_pattern that pipes to a
+ * collector (systemd-coredump, apport) ignores that limit, but not a
+ * process that is not dumpable, and the shell then says no "(core
+ * dumped)" either. */
 static void reraise(int signo)
 {
 	struct rlimit none = { 0, 0 };
 	sigset_t set;
 
 	setrlimit(RLIMIT_CORE, &none);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	signal(signo, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, signo);

@@ -19,6 +19,7 @@
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
 #include "../include/pmcshim.h"
+#include "badopt.h"
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
@@ -141,7 +142,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	char *end, msg[256];
 	int c, v, err;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
@@ -191,8 +193,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->has_re = true;
 			break;
-		default: /* getopt said what */
-			usage(stderr);
+		default:
+			badopt_say(PROG, argv, c);
 			return 2;
 		}
 	}
@@ -280,18 +282,19 @@ int main(int argc, char **argv)
 	rc = 2;
 	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks ||
 			o.has_min_coverage || o.sort == S_COVERAGE)) {
-		fputs(n != 2 ? PROG " diff: give two reports, BEFORE and AFTER\n" :
-		      PROG " diff: --threads, --by-process, --stacks, --min-coverage and --sort "
+		fputs(n != 2 ? PROG ": diff: give two reports, BEFORE and AFTER\n" :
+		      PROG ": diff: --threads, --by-process, --stacks, --min-coverage and --sort "
 		      "coverage do not apply\n", stderr);
 		goto out;
 	}
 	if (!n) {
-		usage(stderr);
+		fputs(PROG ": no report file given (usage: " PROG " [OPTIONS] FILE...; --help "
+		      "for more)\n", stderr);
 		goto out;
 	}
 	if (o.watch > 0) {
 		if (is_diff || n != 1)
-			fputs(PROG " --watch: give one file\n", stderr);
+			fputs(PROG ": --watch: give one file\n", stderr);
 		else
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;

@@ -21,6 +21,7 @@
 #define PMCSHIM_API_ONLY	/* the version only: no marker machinery */
 #include "pmcshim.h"
 
+#include "badopt.h"
 #include "config.h"
 #include "launch.h"
 
@@ -30,14 +31,17 @@ static void usage(FILE *out)
 	      "Run COMMAND with libpmcshim.so preloaded: every process it starts writes its\n"
 	      "report into one run directory, then the merged region table is printed on\n"
 	      "stderr and " LAUNCHER " exits with COMMAND's exit status.\n"
-	      "  -e, --events LIST  events to count, comma separated (default: PMCSHIM_EVENTS,\n"
-	      "                     else " CONFIG_DEFAULT_EVENTS "); see --list-events\n"
+	      "  -e, --events LIST  events to count, comma separated, or none for no counters\n"
+	      "                     (default: PMCSHIM_EVENTS, else " CONFIG_DEFAULT_EVENTS ");\n"
+	      "                     see --list-events\n"
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
-	      "  -o, --output DIR   the run directory (made if missing; must be empty);\n"
+	      "  -o, --output DIR   the run directory (made if missing, its missing parents\n"
+	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
 	      "                     (an MPI job's ranks share it: pmcshim-COMMAND-JOB)\n"
 	      "  -q, --quiet        no notices (unavailable events, where the reports are)\n"
-	      "      --list-events  the event names this machine accepts\n"
+	      "      --list-events  the event names, each marked with whether this machine\n"
+	      "                     can count it now, and why not\n"
 	      "      --version      the version\n"
 	      "  -h, --help         this help\n"
 	      "Exit status: COMMAND's; 127 not found, 126 not executable, 128+N killed by\n"
@@ -72,26 +76,33 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
+	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+e:d:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:qh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'e': l->events = optarg; break;
+		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
 			if (check_depth(optarg) != 0)
 				return 2;
 			l->depth = optarg;
 			break;
-		case 'o': l->outdir = optarg; break;
+		case 'o':
+			if (!*optarg) {	/* a script's unset variable */
+				fputs(LAUNCHER ": -o '': no directory named\n", stderr);
+				return 2;
+			}
+			l->outdir = optarg;
+			break;
 		case 'q': l->quiet = 1; break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return 2;
+		default: badopt_say(LAUNCHER, argv, c); return 2;
 		}
 	}
 	if (optind == argc) {
-		fputs(LAUNCHER ": no command given\n", stderr);
-		usage(stderr);
+		fputs(LAUNCHER ": no command given (usage: " LAUNCHER " [OPTIONS] COMMAND "
+		      "[ARGS...]; --help for more)\n", stderr);
 		return 2;
 	}
 	l->argv = argv + optind;
@@ -104,10 +115,12 @@ int main(int argc, char **argv)
 	int rc, signo, ran;
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
+	l.events_from = "PMCSHIM_EVENTS";
 	if ((rc = parse_opts(argc, argv, &l)))
 		return rc == 1 ? 0 : 2;
-	if (launch_check_events(l.events) != 0)
+	if (launch_check_events(l.events, l.events_from) != 0)
 		return 2;
+	launch_check_env(&l);
 	launch_job_detect(&l);
 	if (launch_find_tools(&l) != 0 ||
 	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
