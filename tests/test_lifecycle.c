@@ -435,6 +435,34 @@ static void test_small_fd_limit(void)
 	runapp_free(&r);
 }
 
+/* --- loaded as a plugin ------------------------------------------------------------- */
+
+/* A host dlopens the shim (no LD_PRELOAD), a thread marks, the host
+ * dlcloses the shim, then the thread exits: the shim's thread-exit and
+ * process-end work runs after the dlclose. */
+static void test_dlopen_dlclose_shim(void)
+{
+	struct run r;
+	const char *args[] = { runapp_shim(), NULL };
+	const char *first = getenv("PMCSHIM_TEST_PRELOAD_FIRST");
+	char preload[4200];
+	const char *env[] = { QUIET, preload, NULL };
+	struct summary s;
+
+	/* a sanitizer runtime must still come first */
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", first ? first : "");
+	CHECK(runapp(&r, "dlshim", args, env, 0) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "dlclose: 0") && strstr(r.out, "dlshim: done"),
+	      "status %d (139: SIGSEGV): %s%s", r.status, r.out, r.err);
+	CHECK(r.nreports == 1, "one report, got %d", r.nreports);
+	s = summarize(r.report_path[0], "worker");
+	CHECK(s.ok && s.state == RF_EXITED && s.calls == 10,
+	      "the report written at exit: state %u, %lld calls", s.state, s.calls);
+	CHECK(s.nthreads == 2 && s.exited == 2, "both threads finished: %d of %d", s.exited,
+	      s.nthreads);
+	runapp_free(&r);
+}
+
 /* --- where the file goes ----------------------------------------------------------- */
 
 static void test_output_device(void)
@@ -609,6 +637,7 @@ int main(void)
 	RUN(test_fd_perf_event_swapped);
 	RUN(test_fd_raw_dup_thread);
 	RUN(test_small_fd_limit);
+	RUN(test_dlopen_dlclose_shim);
 	RUN(test_output_device);
 	RUN(test_output_directory);
 	RUN(test_marker_before_constructor);
