@@ -48,7 +48,7 @@ if [ -f "$asan_rt" ]; then
 	PMCSHIM_TEST_PRELOAD_FIRST=$asan_rt \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols \
+	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols,test_unissued_ids \
 		run "asan+ubsan" "$B/tests/test_integration"
 	# (not SIGSEGV, which ASan catches, nor the RSS and descriptor-limit checks:
 	# the sanitizer runtime moves both)
