@@ -154,9 +154,18 @@ bench-names: all $(B)/bench-names
 	  $(B)/bench-names $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-names
 
-bench: bench-threads
+# What the descriptor check costs each read() (counters.c: still_ours),
+# against the read alone.
+$(B)/bench-fdcheck: tests/bench/fdcheck.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -o $@ $<
 
-.PHONY: bench bench-threads bench-names
+bench-fdcheck: $(B)/bench-fdcheck
+	@echo "== the counter descriptor's check on the read() path (this machine: $$(nproc) cores)"
+	@$(B)/bench-fdcheck
+
+bench: bench-threads bench-fdcheck
+
+.PHONY: bench bench-threads bench-names bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \
