@@ -77,11 +77,13 @@ TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading \
 	run "tsan" "$B/tests/test_integration"
 # The 8 marking threads and the live reader, the exit path with threads
-# still running, a raw-exit thread, and exit from a signal handler.
+# still running, a raw-exit thread, and exit from a signal handler; a
+# thread whose counter descriptors were replaced behind the shim's back,
+# and a thread that ends after the shim was dlclosed.
 PMCSHIM_TEST_SUITE=tsan-lifecycle PMCSHIM_TEST_SHIM=$B/tsan/libpmcshim.so \
 PMCSHIM_TEST_APPS=$B/tsan/apps PMCSHIM_STACK_DEPTH=0 \
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images \
+PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images,test_fd_raw_dup_thread,test_dlopen_dlclose_shim \
 	run "tsan lifecycle" "$B/tests/test_lifecycle"
 
 echo "total: $passed passed, $failed failed, $skipped skipped"

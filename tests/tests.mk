@@ -78,7 +78,7 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
-TSAN_APPS := threads exits forks ends unloads
+TSAN_APPS := threads exits forks ends unloads fdapp dlshim
 
 $(B)/tsan/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)
