@@ -276,7 +276,7 @@ void counters_close(struct counters *c)
 		c->fd[i] = -1;
 		c->group[i] = -1;
 	}
-	c->slow = COUNTERS_SLOW_READ;	/* reads give zeros now (marker_read) */
+	c->slow = COUNTERS_SLOW_READ;	/* reads give the held values now (marker_read) */
 	c->nfast = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
@@ -366,9 +366,11 @@ void counters_read_slow(struct counters *c, uint64_t *vals)
 }
 
 /* A marker's read of every group: after one failure the counters are
- * broken for good (the exit path may look at that from another thread).
- * No group (closed, or disabled in a fork child) is a failure too: the
- * caller then fills the marker's values with zeros. */
+ * broken for good (the exit path may look at that from another thread),
+ * and every later marker takes this path (none reads a user-space value
+ * again, which the held ones could trail). No group (closed, or disabled
+ * in a fork child) is a failure too: the caller then gives the held
+ * values. */
 static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const uint64_t *buf),
 		       struct totals *t)
 {
@@ -376,6 +378,7 @@ static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const ui
 	    read_groups(c, fn, t) == 0)
 		return 0;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	c->slow |= COUNTERS_SLOW_READ;
 	return -1;
 }
 
