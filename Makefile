@@ -31,7 +31,10 @@ SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -
                -ftls-model=initial-exec -pthread
 # libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
 # -z now: no lazy symbol binding inside a measured region's first call.
-SHIM_LIBS := -ldl -pthread -Wl,-z,now
+# -z nodelete: once loaded, never unmapped; a host that dlopens and
+# dlcloses the shim still has threads whose exit runs the shim's pthread
+# key destructor, and a process end that runs its destructor.
+SHIM_LIBS := -ldl -pthread -Wl,-z,now -Wl,-z,nodelete
 
 APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 

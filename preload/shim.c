@@ -78,14 +78,46 @@ static struct thread_state *enter(uint32_t id)
 	return t;
 }
 
-/* The warm path: recording, the thread set up, a region id. */
+/* The warm path: recording, the thread set up, a region id that region()
+ * gave out (one compare: ids are 1, 2, ... in order). */
 static inline struct thread_state *warm(uint32_t id)
 {
 	struct thread_state *t = threads_tls;
 
-	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && id))
+	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && names_issued_id(id)))
 		return t;
 	return NULL;
+}
+
+/* The name markers' warm path (the id comes from the name, inside). */
+static inline struct thread_state *warm_name(void)
+{
+	struct thread_state *t = threads_tls;
+
+	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t))
+		return t;
+	return NULL;
+}
+
+/* An id no region() call returned (garbage, a stale or made-up number) is
+ * refused and counted, never recorded: the report could not name it. The
+ * warm path's compare may not yet see an id another thread was given an
+ * instant ago: the names lock decides, taken inside the guard as
+ * everywhere (when the shim is busy on this thread, the marker is let
+ * through, for the marker's own guard to drop and count). */
+static int given_out(uint32_t id)
+{
+	int known = 1;
+
+	if (names_issued_id(id))
+		return 1;
+	if (guard_enter()) {
+		known = names_given_out(id);
+		guard_leave();
+	}
+	if (!known)
+		mapfile_drop(RF_DROP_IDS);
+	return known;
 }
 
 /* Any marker by id off the warm path (tail-called, so the warm markers
@@ -94,7 +126,7 @@ static __attribute__((noinline)) void begin_cold(uint32_t id, uintptr_t caller)
 {
 	struct thread_state *t = enter(id);
 
-	if (t)
+	if (t && given_out(id))
 		regions_begin(&t->rs, &t->ctr, id, caller);
 }
 
@@ -102,7 +134,7 @@ static __attribute__((noinline)) void end_cold(uint32_t id)
 {
 	struct thread_state *t = enter(id);
 
-	if (t)
+	if (t && given_out(id))
 		regions_end(&t->rs, &t->ctr, id);
 }
 
@@ -140,11 +172,11 @@ EXPORT void pmcshim_end_id(unsigned id)
 		end_cold(id);
 }
 
-/* Markers by name: warm() and enter() are given a non-zero stand-in id;
- * the region comes from the name, inside the marker. */
+/* Markers by name: enter() is given a non-zero stand-in id; the region
+ * comes from the name, inside the marker. */
 EXPORT void pmcshim_begin(const char *name)
 {
-	struct thread_state *t = warm(UINT32_MAX);
+	struct thread_state *t = warm_name();
 	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
 
 	if (t || (t = enter(UINT32_MAX)))
@@ -153,7 +185,7 @@ EXPORT void pmcshim_begin(const char *name)
 
 EXPORT void pmcshim_end(const char *name)
 {
-	struct thread_state *t = warm(UINT32_MAX);
+	struct thread_state *t = warm_name();
 
 	if (t || (t = enter(UINT32_MAX)))
 		regions_end_name(&t->rs, &t->ctr, name);

@@ -307,6 +307,26 @@ static void test_unbalanced_markers(void)
 	CHECK(count_lines(r.err, "unbalanced markers") == 3, "one warning per kind:\n%s", r.err);
 }
 
+/* Ids that no region() call returned, among good regions: refused and
+ * counted at the marker (10 x 3), never written as rows; the good region
+ * exact, with no marker error; the reader takes the file (exit 0). */
+static void test_unissued_ids(void)
+{
+	const char *env[] = { "PMCSHIM_EVENTS=task-clock", NULL };
+	json_t *rep;
+
+	EXPECT_RAN(r, "badids", NULL, env, 1);
+	CHECK(r.status == 0 && strcmp(r.out, "badids: done\n") == 0, "status %d: %s", r.status,
+	      r.out);
+	CHECK(r.nreports == 1 && (rep = r.report[0]), "the reader took the report");
+	CHECK(num(json_object_get(rep, "dropped"), "ids") == 30, "refused ids counted: %lld",
+	      num(json_object_get(rep, "dropped"), "ids"));
+	CHECK(rep_calls(rep, NULL, "good") == 10, "good: %lld calls", rep_calls(rep, NULL, "good"));
+	CHECK(json_array_size(json_object_get(rep, "errors")) == 0, "no marker error");
+	CHECK(count_lines(r.err, "pmcshim:") == 0 || count_lines(r.err, "unavailable") == 1,
+	      "nothing said of it on stderr:\n%s", r.err);
+}
+
 /* PMCSHIM_MAX_NAMES=10 and 26 names: the first ten measured, one line on
  * stderr, every later marker with a new name dropped and counted (15
  * run-time pairs and a fixed-name pair: 32 markers), and the program's
@@ -613,6 +633,7 @@ int main(void)
 	T(test_no_clobber_no_symlink_follow);
 	T(test_output_pattern);
 	T(test_unbalanced_markers);
+	T(test_unissued_ids);
 	T(test_names_limit);
 	T(test_names_of_unloaded_plugin);
 	T(test_names_while_unloading);

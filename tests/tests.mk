@@ -6,7 +6,7 @@ TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions fpwalk
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
-	namelimit plugins unloads
+	namelimit plugins unloads dlshim badids
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx \
 	$(B)/tests/apps/plugin-a.so $(B)/tests/apps/plugin-b.so
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
@@ -78,7 +78,7 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
-TSAN_APPS := threads exits forks ends unloads
+TSAN_APPS := threads exits forks ends unloads fdapp dlshim
 
 $(B)/tsan/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)
@@ -156,9 +156,18 @@ bench-names: all $(B)/bench-names
 	  $(B)/bench-names $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-names
 
-bench: bench-threads
+# What the descriptor check costs each read() (counters.c: still_ours),
+# against the read alone.
+$(B)/bench-fdcheck: tests/bench/fdcheck.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -o $@ $<
 
-.PHONY: bench bench-threads bench-names
+bench-fdcheck: $(B)/bench-fdcheck
+	@echo "== the counter descriptor's check on the read() path (this machine: $$(nproc) cores)"
+	@$(B)/bench-fdcheck
+
+bench: bench-threads bench-fdcheck
+
+.PHONY: bench bench-threads bench-names bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \

@@ -97,9 +97,10 @@ static void export_head(FILE *out, const struct report *r)
 	else
 		fputs("null", out);
 	fprintf(out, "},\n  \"stack_depth\": %" PRIu32 ",\n  \"dropped\": {\"full\": %" PRIu64
-		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64 "},\n",
+		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64
+		", \"ids\": %" PRIu64 "},\n",
 		r->stack_depth, r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY],
-		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES]);
+		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES], r->dropped[RF_DROP_IDS]);
 }
 
 static void export_events(FILE *out, const struct report *r)
@@ -182,7 +183,7 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 {
 	const struct rf_site *s = rep_site(r, t, j);
 
-	key_str(out, "        {", "region", r->names[s->region]);
+	key_str(out, "        {", "region", r->names[rep_region(r, s->region)]);
 	fputs(", \"stack\": ", out);
 	put_u64(out, s->stack);
 	fputs(", \"calls\": ", out);

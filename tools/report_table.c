@@ -303,6 +303,7 @@ static void print_dropped(FILE *out, const struct report *r)
 		[RF_DROP_BUSY] = "markers in a signal handler",
 		[RF_DROP_EARLY] = "markers before setup",
 		[RF_DROP_NAMES] = "markers with a new name past the names limit (PMCSHIM_MAX_NAMES)",
+		[RF_DROP_IDS] = "markers with an id that no region() call returned (refused)",
 	};
 	const char *sep = "#   not recorded: ";
 
@@ -329,6 +330,11 @@ static void print_file_notes(FILE *out, const struct report *r)
 			r->live ? "its thread stayed" : "the process died");
 	if (r->full)
 		fprintf(out, "#   the file reached its size limit: later records were dropped\n");
+	if (r->nunnamed)
+		fprintf(out, "#   %zu row%s or error%s with a region id that no name record has "
+			"(a damaged file, or one from a shim that let any id through): shown as "
+			"(unknown id N)\n", r->nunnamed, r->nunnamed == 1 ? "" : "s",
+			r->nunnamed == 1 ? "" : "s");
 	print_dropped(out, r);
 }
 

@@ -82,7 +82,7 @@ struct gen {
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t start_mono;
-	size_t first_site, first_thread, first_name, first_stack, first_event;
+	size_t first_site, first_thread, first_name, first_stack, first_event, first_error;
 };
 
 static void die(const char *msg, const char *arg)
@@ -204,7 +204,8 @@ static void header(struct gen *g)
 	h->stack_depth = g->depth, h->nevents = g->events;
 	if (g->dropped)
 		h->flags |= RF_FULL, h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
-		h->dropped[RF_DROP_EARLY] = 2, h->dropped[RF_DROP_NAMES] = 4;
+		h->dropped[RF_DROP_EARLY] = 2, h->dropped[RF_DROP_NAMES] = 4,
+		h->dropped[RF_DROP_IDS] = 6;
 	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
 	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
 	strcpy(h->executable, "app");
@@ -425,6 +426,8 @@ static void errors(struct gen *g)
 
 		if (e[i].thread >= g->threads || e[i].region > g->regions || e[i].open > g->regions)
 			continue;
+		if (!g->first_error)
+			g->first_error = g->len;
 		r = add(g, sizeof(*r), RF_ERROR);
 		r->thread = e[i].thread, r->kind = e[i].kind, r->region = e[i].region;
 		r->open = e[i].open, r->count = e[i].count;
@@ -448,7 +451,11 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "size0")) first->size = 0;
 	else if (!strcmp(what, "size-overflow")) first->size = 0xfffffff8u;
 	else if (!strcmp(what, "unknown-thread")) s->thread = 99;
-	else if (!strcmp(what, "unknown-name")) s->region = 999;
+	else if (!strcmp(what, "unknown-name")) {
+		s->region = 999;	/* and an error's open region, when there is one */
+		if (g->first_error)
+			((struct rf_error *)AT(g, g->first_error))->open = 1000;
+	}
 	else if (!strcmp(what, "unknown-stack")) s->stack = 999;
 	else if (!strcmp(what, "nvalues")) s->nvalues--;
 	else if (!strcmp(what, "thread-mask")) ((struct rf_thread *)AT(g, g->first_thread))->nvalues = 7;

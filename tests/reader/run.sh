@@ -216,6 +216,11 @@ golden state-quick-exit quick.pmc
 golden undone --threads undone.pmc
 golden partial partial.pmc
 golden dropped dropped.pmc
+# A row or error naming an id no name record has: "(unknown id N)" and a
+# note, the rest of the file as ever.
+gen unknown-name.pmc --corrupt unknown-name
+golden unknown-name unknown-name.pmc
+golden unknown-name-json --format json unknown-name.pmc
 expect undone-rows "$(cd "$IN" && "$R" --format json undone.pmc | jq '[.threads[].regions[]] | length')" 39
 expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.threads[].regions[] | select(.partial)] | map(.region)')" '["solve"]'
 # A tail past the end of a file whose records are whole: what a killed
@@ -353,7 +358,7 @@ fi
 # ---- malformed input: one line naming the file, exit 2, no output ----------
 mkdir "$IN/bad"
 for c in bad-magic version3 header-size tail-unaligned state size0 size-overflow \
-	 unknown-thread unknown-name unknown-stack nvalues thread-mask name-unterminated \
+	 unknown-thread unknown-stack nvalues thread-mask name-unterminated \
 	 stack-frames event-index; do
 	gen "bad/$c.pmc" --corrupt "$c"
 done
