@@ -117,6 +117,7 @@ include tools/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
+include tests/python/python.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 
