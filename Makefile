@@ -118,6 +118,7 @@ include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
 include tests/python/python.mk
+include tests/fortran/fortran.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 
