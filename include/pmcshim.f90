@@ -15,8 +15,9 @@
 !
 ! Compile this file with the program (module files are compiler-specific,
 ! so none is installed):
-!   gfortran app.f90 $(pkg-config --variable=fortran_module pmcshim) \
+!   gfortran $(pkg-config --variable=fortran_module pmcshim) app.f90 \
 !     $(pkg-config --libs pmcshim)
+! (the module first: app.f90's USE needs the pmcshim.mod it writes).
 ! The program does not link against the shim: the first marker looks it up
 ! with dlsym(RTLD_DEFAULT, "pmcshim_api") (libc; -ldl on glibc older than
 ! 2.34). Run without LD_PRELOAD=libpmcshim.so (or pmcshim(1)), every marker

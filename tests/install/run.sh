@@ -6,8 +6,10 @@
 # whose PATH answers every test-only tool with a failure: the build needs
 # only the build's packages. Then only what was installed: an app compiled
 # with pkg-config, run through the installed launcher, its run read by the
-# installed reader, each man page rendered; make uninstall leaves no file;
-# DESTDIR stages under a root.
+# installed reader, the same for the Python and Fortran markers (found
+# through pkg-config), each man page rendered; make uninstall leaves no
+# file; DESTDIR stages /usr/local under a root, the Python module where
+# the system's python3 finds it.
 . tests/lib.sh
 suite_begin install
 unset PMCSHIM_EVENTS PMCSHIM_QUIET PMCSHIM_OUTPUT LD_PRELOAD PMCSHIM_DEPS_ABSENT
@@ -102,6 +104,45 @@ fi
 grep -q '^installed,5,' "$tmp/csv" && result installed_reader ok ||
 	result installed_reader fail "$(head -3 "$tmp/csv")"
 
+# Python and Fortran markers, as installed: the module found through
+# pkg-config's pythondir, the Fortran module's source through its
+# fortran_module, each run through the installed launcher and read.
+# installed_run TEST NAME WANT-OUT COMMAND...: COMMAND under the installed
+# launcher prints WANT-OUT and its region NAME counts 5 calls
+installed_run() {
+	t=$1 name=$2 want_out=$3
+	shift 3
+	rm -rf "$tmp/run-$name"
+	PATH=$P/bin:/usr/bin:/bin pmcshim -q -o "$tmp/run-$name" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	n=$("$P/bin/pmcshim-report" --format csv "$tmp/run-$name"/* 2>&1 |
+		awk -F, -v r="$name" '$1 == r { print $2 }')
+	if [ $rc = 0 ] && [ "$(cat "$tmp/out")" = "$want_out" ] && [ "$n" = 5 ]; then
+		result "$t" ok
+	else
+		result "$t" fail "exit $rc, out '$(cat "$tmp/out")', calls '$n'" \
+			"$(tail -3 "$tmp/err")"
+	fi
+}
+pydir=$(pkg-config --variable=pythondir pmcshim)
+py=$(command -v python3) && py=$("$py" -c 'import sys; print(sys.executable)')
+if [ -z "$py" ]; then
+	result installed_python "skip:no python3"
+elif [ ! -f "$pydir/pmcshim.py" ]; then
+	result installed_python fail "pythondir '$pydir' has no pmcshim.py"
+else
+	PYTHONPATH=$pydir installed_run installed_python installed_py "app.py: under pmcshim" "$py" tests/install/app.py
+fi
+fmod=$(pkg-config --variable=fortran_module pmcshim)
+if ! command -v gfortran >/dev/null 2>&1; then
+	result installed_fortran "skip:no gfortran"
+elif (cd "$tmp" && gfortran -o app-f "$fmod" "$OLDPWD/tests/install/app.f90" $libs \
+	>"$tmp/fc.err" 2>&1); then
+	installed_run installed_fortran installed_f "app.f90: under pmcshim" "$tmp/app-f"
+else
+	result installed_fortran fail "module '$fmod'" "$(head -5 "$tmp/fc.err")"
+fi
+
 v1=$("$P/bin/pmcshim" --version) v2=$("$P/bin/pmcshim-report" --version)
 [ "$v1" = "pmcshim $want" ] && [ "$v2" = "pmcshim-report $want" ] && result versions ok ||
 	result versions fail "'$v1' '$v2', want $want"
@@ -123,13 +164,26 @@ left=$(find "$P" ! -type d)
 [ -z "$left" ] && result uninstall_leaves_no_file ok ||
 	result uninstall_leaves_no_file fail $left
 
+# A staged /usr/local: every file under the root, the .pc's prefix, and
+# the Python module where the system's python3 looks without PYTHONPATH.
 S=$tmp/stage
 mkdir -p "$S" && [ -n "$as_user" ] && chown nobody "$S"
-user_make "$test_only" install DESTDIR="$S" PREFIX=/opt/pmc >"$tmp/make.log"
-if [ -x "$S/opt/pmc/bin/pmcshim" ] && [ -f "$S/opt/pmc/lib/pmcshim/libpmcshim.so" ] &&
-   grep -qx 'prefix=/opt/pmc' "$S/opt/pmc/lib/pkgconfig/pmcshim.pc" &&
-   "$S/opt/pmc/bin/pmcshim" -q -o "$tmp/staged-run" "$tmp/app" >/dev/null 2>"$tmp/err"; then
-	user_make "$test_only" uninstall DESTDIR="$S" PREFIX=/opt/pmc >>"$tmp/make.log"
+user_make "$test_only" install DESTDIR="$S" PREFIX=/usr/local >"$tmp/make.log"
+pc=$S/usr/local/lib/pkgconfig/pmcshim.pc
+if [ -x "$S/usr/local/bin/pmcshim" ] && [ -f "$S/usr/local/lib/pmcshim/libpmcshim.so" ] &&
+   grep -qx 'prefix=/usr/local' "$pc" &&
+   "$S/usr/local/bin/pmcshim" -q -o "$tmp/staged-run" "$tmp/app" >/dev/null 2>"$tmp/err"; then
+	pydir=$(sed -n 's/^pythondir=//p' "$pc")
+	if [ ! -x /usr/bin/python3 ]; then
+		result python_module_on_path "skip:no /usr/bin/python3"
+	elif [ -f "$S$pydir/pmcshim.py" ] &&
+	     env -u PYTHONPATH /usr/bin/python3 -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pydir"
+	then
+		result python_module_on_path ok
+	else
+		result python_module_on_path fail "pythondir '$pydir' (not searched by /usr/bin/python3?)"
+	fi
+	user_make "$test_only" uninstall DESTDIR="$S" PREFIX=/usr/local >>"$tmp/make.log"
 	left=$(find "$S" ! -type d)
 	[ -z "$left" ] && result destdir_install_uninstall ok ||
 		result destdir_install_uninstall fail "left after uninstall:" $left
