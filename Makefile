@@ -52,9 +52,11 @@ BUILD_DEB_DEPS := gcc make libc6-dev libunwind-dev libdw-dev libelf-dev uthash-d
 # make test alone: C++, the JSON reader of the C suites, the fuzzer (clang),
 # native names, the man and pkg-config checks, the arm64 guest (QEMU, the
 # cross compiler and libc, the arm64 architecture), Python and Fortran
-# markers. Suites' makefiles add theirs (TEST_DEB_DEPS +=).
+# markers, MPI and OpenMP runtimes, Chromium and perf for the suites that
+# run them. Suites' makefiles may add theirs (TEST_DEB_DEPS +=).
 TEST_DEB_DEPS += g++ libjansson-dev clang libclang-rt-14-dev libpfm4-dev libpfm4 pkg-config man-db \
-	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio python3 gfortran
+	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio python3 gfortran \
+	libopenmpi-dev openmpi-bin libmpich-dev mpich libomp-dev chromium linux-perf
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
 $(B)/.deps-ok: Makefile tools/deps.sh
@@ -119,6 +121,7 @@ include tests/scopes/scopes.mk
 include tests/table/table.mk
 include tests/python/python.mk
 include tests/fortran/fortran.mk
+include tests/docs/docs.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 
