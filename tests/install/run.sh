@@ -203,4 +203,30 @@ elif [ -z "$out" ] && [ $rc = 1 ] &&
 else
 	result deps_check fail "installed: '$out'; missing: exit $rc '$out2'"
 fi
+
+# make -j2 on a fresh machine runs the build's and the tests' checks; as
+# root they install, and two apt-get runs at once fail on apt's lock.
+# With stand-ins for dpkg (every package missing), apt-get (logs its
+# start and end) and id (root), the two stamps made at once must run
+# apt-get one after the other.
+fk=$tmp/fake-apt
+mkdir -p "$fk"
+printf '#!/bin/sh\nexit 1\n' >"$fk/dpkg-query"
+printf '#!/bin/sh\ncase $1 in --print-architecture) echo amd64 ;; --print-foreign-architectures) echo arm64 ;; esac\n' \
+	>"$fk/dpkg"
+printf '#!/bin/sh\necho 0\n' >"$fk/id"
+printf '#!/bin/sh\necho "start $$" >>%s/apt.log\nsleep 0.3\necho "end $$" >>%s/apt.log\n' \
+	"$tmp" "$tmp" >"$fk/apt-get"
+chmod 755 "$fk"/*
+PATH=$fk:$PATH make -s -j2 B="$tmp/fresh" DEPS_INSTALL=--install \
+	"$tmp/fresh/.deps-ok" "$tmp/fresh/.test-deps-ok" >"$tmp/apt.out" 2>&1
+overlap=$(awk '$1 == "start" && open { print "two apt-get runs at once" } { open = $1 == "start" }' \
+	"$tmp/apt.log" 2>/dev/null)
+runs=$(grep -c '^start' "$tmp/apt.log" 2>/dev/null)
+if [ -z "$overlap" ] && [ "$runs" = 4 ] && [ -f "$tmp/fresh/.test-deps-ok" ]; then
+	result deps_install_one_at_a_time ok
+else
+	result deps_install_one_at_a_time fail "${overlap:-$runs apt-get runs, want 4}" \
+		"$(cat "$tmp/apt.log" 2>/dev/null)" "$(tail -3 "$tmp/apt.out")"
+fi
 suite_end
