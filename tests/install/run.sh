@@ -80,6 +80,19 @@ else
 fi
 [ -n "$as_user" ] && [ -z "$(find "$src" "$P" -user root | head -1)" ] &&
 	result unprivileged_build ok
+# libpfm4-dev is optional: a compiler that cannot include its header (one
+# that errors, first on the include path) builds a launcher and shim that
+# say native names are missing, and why.
+mkdir -p "$tmp/nopfm/perfmon"
+echo '#error libpfm4-dev hidden by the install test' >"$tmp/nopfm/perfmon/pfmlib_perf_event.h"
+if user_make "$test_only" B=build-nopfm CC="cc -I$tmp/nopfm" build-nopfm/pmcshim \
+	build-nopfm/libpmcshim.so >"$tmp/nopfm.log" &&
+   "$src/build-nopfm/pmcshim" --list-events 2>&1 | grep -q "built without libpfm4's headers"; then
+	result build_without_libpfm4 ok
+else
+	result build_without_libpfm4 fail "$(tail -3 "$tmp/nopfm.log")"
+fi
+rm -rf "$src/build-nopfm"
 rm -rf "$src/build"	# from here on, only the installed files
 
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
