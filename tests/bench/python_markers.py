@@ -84,7 +84,7 @@ def main():
     for name, _ in FORMS:
         extra = ""
         if name in base:
-            extra = "  %.2fx %s, +%.0f ns" % (best[name] / best[base[name]], base[name].split(" (")[0],
+            extra = "  %.2fx %s, %+.0f ns" % (best[name] / best[base[name]], base[name].split(" (")[0],
                                               best[name] - best[base[name]])
         print("  %-26s %7.1f ns%s" % (name, best[name], extra))
 
