@@ -61,11 +61,11 @@ install: $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/pmcshim.pc \
 	$(INSTALL) -m 644 $(B)/man/man1/pmcshim.1 $(B)/man/man1/pmcshim-report.1 $(I_MAN)/man1
 	$(INSTALL) -m 644 $(B)/man/man3/pmcshim.3 $(I_MAN)/man3
 
-# Removes what install made, and the shim's own directory; shared
-# directories (bin, include, ...) stay.
+# Removes what install made, and the shim's own directory (and the byte
+# code's, when empty); shared directories (bin, include, ...) stay.
 uninstall:
 	rm -f $(INSTALLED)
-	-rmdir $(I_SHIM) 2>/dev/null
+	-rmdir $(I_SHIM) $(I_PY)/__pycache__ 2>/dev/null
 
 FORCE:
 .PHONY: install uninstall FORCE

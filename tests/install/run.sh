@@ -144,7 +144,7 @@ if [ -z "$py" ]; then
 elif [ ! -f "$pydir/pmcshim.py" ]; then
 	result installed_python fail "pythondir '$pydir' has no pmcshim.py"
 else
-	PYTHONPATH=$pydir installed_run installed_python installed_py "app.py: under pmcshim" "$py" tests/install/app.py
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$pydir installed_run installed_python installed_py "app.py: under pmcshim" "$py" tests/install/app.py
 fi
 fmod=$(pkg-config --variable=fortran_module pmcshim)
 if ! command -v gfortran >/dev/null 2>&1; then
@@ -171,7 +171,10 @@ for page in man1/pmcshim.1 man1/pmcshim-report.1 man3/pmcshim.3; do
 	fi
 done
 
-# uninstall needs the sources (the makefile), not the build
+# uninstall needs the sources (the makefile), not the build; it also
+# takes the module's byte code, which an import by the user left
+[ -x /usr/bin/python3 ] && env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$pydir" \
+	$as_user /usr/bin/python3 -c 'import pmcshim' 2>/dev/null
 user_make "$test_only" uninstall PREFIX="$P" >"$tmp/make.log"
 left=$(find "$P" ! -type d)
 [ -z "$left" ] && result uninstall_leaves_no_file ok ||
