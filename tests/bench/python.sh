@@ -5,6 +5,7 @@ B=${B:-build}
 py=$(command -v "${PYTHON:-python3}") || { echo "bench-python: no python3: skipped"; exit 0; }
 py=$("$py" -c 'import sys; print(sys.executable)')
 out=$B/tmp/bench-python
+export PYTHONDONTWRITEBYTECODE=1	# no byte code written into the sources
 rm -rf "$out" && mkdir -p "$out"
 echo "== Python marker cost per pair"
 PYTHONPATH=$PWD/python "$py" tests/bench/python_markers.py

@@ -13,7 +13,8 @@ py=$(command -v "${PYTHON:-python3}") || {
 }
 # The interpreter itself, not a wrapper script (pyenv's shim is one).
 py=$("$py" -c 'import sys; print(sys.executable)')
-export PYTHONPATH=$PWD/python
+# (no byte code written into the sources)
+export PYTHONPATH=$PWD/python PYTHONDONTWRITEBYTECODE=1
 
 "$py" tests/python/markers.py >"$tmp/alone" 2>&1
 if [ "$(cat "$tmp/alone")" = "markers: fib(10)=55, a number as a name refused, under pmcshim: False" ]; then
