@@ -7,7 +7,7 @@ import time
 
 import pmcshim
 
-N, ROUNDS = 200000, 7
+N, ROUNDS = 100000, 15
 
 
 class Empty(object):
