@@ -127,7 +127,10 @@ static void test_read_path_software_events(void)
 	      "task-clock is read with read()");
 	t = rep_main_thread(rep);
 	long long tc = rep_event(t, "spin30", 0, "incl"), wall = rep_wall(rep, t, "spin30", "incl");
-	CHECK(tc >= 28000000 && tc <= wall + 2000000, "spin30 task-clock %lld wall %lld", tc, wall);
+	/* CPU time, not wall: most of the 30 ms spun (the application's clock
+	 * and perf's account a loaded machine's preemptions apart: 27.7 ms was
+	 * seen at load 10), never more than the wall */
+	CHECK(tc >= 20000000 && tc <= wall + 2000000, "spin30 task-clock %lld wall %lld", tc, wall);
 	CHECK(rep_event(t, "sleep50", 0, "incl") < 10000000, "sleeping costs no task-clock");
 	total = json_array_get(json_object_get(t, "totals"), 0);
 	CHECK(strcmp(str(total, "status"), "counted") == 0 && num(total, "value") >= 30000000,
