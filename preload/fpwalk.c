@@ -77,31 +77,48 @@ static inline int start_ok(uintptr_t fp, uintptr_t top)
 	return fp >= stack_lo && fp <= top && !(fp & 15);
 }
 
-int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uintptr_t shim_hi,
+		       struct fpwalk_trail *trail)
 {
 	uintptr_t fp = start ? start : (uintptr_t)__builtin_frame_address(0), prev, ra, top;
-	struct codemap_range code;
 	int n = 0;
 
 	trail->n = 0;
+	trail->words = 0;
 	trail->start = fp;
 	if (__builtin_expect(stack_hi == 0, 0))
 		fpwalk_thread_init();
 	top = stack_hi - 16;	/* the highest frame record */
 	if (!start_ok(fp, top))
 		return 0;
-	/* the shim's own frames, up to the marker's return to caller */
 	for (;;) {
 		prev = fp;
 		fp = read_record(fp, &ra, trail);
 		ra = strip(ra);
 		if (ra == caller)
-			break;
+			return prev;
 		if (ra < shim_lo || ra >= shim_hi || ++n > FPWALK_SHIM_FRAMES_MAX ||
 		    !frame_ok(fp, prev, top))
 			return 0;
 	}
+}
+
+uintptr_t fpwalk_stack_top(void)
+{
+	return stack_hi;
+}
+
+int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
+		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+{
+	uintptr_t prev = fpwalk_entry(start, caller, shim_lo, shim_hi, trail), ra, fp, top;
+	struct codemap_range code;
+	int n;
+
+	if (!prev)
+		return 0;
+	fp = trail->rec[trail->n - 1].fp;
+	top = stack_hi - 16;
 	pcs[0] = caller;
 	code = codemap_last;	/* a local copy: no TLS access per frame */
 	if (code.lo < shim_hi && code.hi > shim_lo)

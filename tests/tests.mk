@@ -51,6 +51,21 @@ $(B)/tests/apps/fpchain-fp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/
 $(B)/tests/apps/fpchain-nofp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -O2 -fomit-frame-pointer -o $@ $< -ldl
 
+# The differential tests' applications: code mixing frames with and
+# without frame records (mixed.c) and C++ with exceptions (throws.cpp), at
+# -O0, -O2 and -O3, with (-fp) and without frame pointers: mixed-O2-fp
+# is mixed.c at -O2 -fno-omit-frame-pointer.
+STACK_OPT = -$(firstword $(subst -, ,$*)) \
+	$(if $(findstring -fp,$*),-fno-omit-frame-pointer,-fomit-frame-pointer)
+MIXED_BINS := $(foreach o,O0 O2 O3,$(B)/tests/apps/mixed-$(o) $(B)/tests/apps/mixed-$(o)-fp \
+	$(B)/tests/apps/throws-$(o)) $(B)/tests/apps/throws-O2-fp
+
+$(B)/tests/apps/mixed-%: tests/apps/mixed.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) $(STACK_OPT) -o $@ $< -ldl
+
+$(B)/tests/apps/throws-%: tests/apps/throws.cpp include/pmcshim.h | $(B)/tests/apps
+	$(CXX) -std=c++11 -Wall -Wextra -Werror -g -Iinclude -rdynamic $(STACK_OPT) -o $@ $< -ldl
+
 $(B)/tests/test_stack_methods: tests/test_stack_methods.c tests/runapp.c tests/runapp.h \
 		tests/harness.h | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c -ljansson
@@ -91,7 +106,8 @@ TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/
 
 # Frame-pointer stacks against libunwind's; again with the ASan+UBSan
 # shim, whose walk then runs instrumented.
-TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp
+TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp \
+	$(MIXED_BINS)
 ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
 EXTRA_SUITES += stacks=$(B)/tests/test_stack_methods
 EXTRA_SUITES += stacks-asan=env+PMCSHIM_TEST_SUITE=stacks-asan+PMCSHIM_TEST_SHIM=$(B)/asan/libpmcshim.so+PMCSHIM_TEST_PRELOAD_FIRST=$(ASAN_RT)+ASAN_OPTIONS=detect_leaks=1:exitcode=86+UBSAN_OPTIONS=halt_on_error=1:exitcode=87+$(B)/tests/test_stack_methods
