@@ -120,22 +120,33 @@ $(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
 	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
-# Built with frame pointers, as an application that wants cheap stacks is:
-# depth 8 is then a frame-pointer walk; the last run forces libunwind.
+# Built with frame pointers, and (-nofp) as most code is, without: at
+# depth 8 both walk the unwind tables on x86-64; a run forces libunwind.
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
-bench: all $(B)/bench-markers
+$(B)/bench-markers-nofp: tests/bench/markers.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -o $@ $< -ldl
+
+bench: all $(B)/bench-markers $(B)/bench-markers-nofp
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
-	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	@echo; echo "built with -fno-omit-frame-pointer:"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
-	@echo; echo "PMCSHIM_STACK_METHOD=unwind (libunwind, not the frame-pointer walk):"; \
+	@echo; echo "built without frame pointers (plain -O2):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers-nofp 2>/dev/null
+	@echo; echo "built without frame pointers, PMCSHIM_STACK_METHOD=unwind (libunwind):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  PMCSHIM_STACK_METHOD=unwind \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers-nofp 2>/dev/null
+	@echo; echo "built with -fno-omit-frame-pointer, PMCSHIM_STACK_METHOD=fp (the frame-pointer walk):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	  PMCSHIM_STACK_METHOD=fp \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
@@ -143,11 +154,15 @@ bench: all $(B)/bench-markers
 	@rm -rf $(B)/tmp/bench
 
 # Memory per marking thread: 1000 live threads, without the shim, then
-# under it at depth 0, at depth 8 (the walk) and at depth 8 with libunwind.
+# under it at depth 0, at depth 8 (the unwind tables) built with and
+# without frame pointers, and at depth 8 with libunwind.
 $(B)/bench-threads-rss: tests/bench/threads_rss.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
 
-bench-threads: all $(B)/bench-threads-rss
+$(B)/bench-threads-rss-nofp: tests/bench/threads_rss.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
+
+bench-threads: all $(B)/bench-threads-rss $(B)/bench-threads-rss-nofp
 	@mkdir -p $(B)/tmp/bench
 	@echo "== memory per marking thread (RSS, 1000 live threads)"
 	@printf '%-50s ' "without the shim"; $(B)/bench-threads-rss 1000
@@ -155,6 +170,9 @@ bench-threads: all $(B)/bench-threads-rss
 	    "PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind"; do \
 	  printf '%-50s ' "$$cfg"; env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
 	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss 1000 2>/dev/null; done
+	@printf '%-50s ' "PMCSHIM_STACK_DEPTH=8, no frame pointers"; \
+	  PMCSHIM_STACK_DEPTH=8 PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss-nofp 1000 2>/dev/null
 	@rm -rf $(B)/tmp/bench
 
 # Distinct run-time names: 125k to 1M, each size in a fresh process,
