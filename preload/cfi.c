@@ -541,9 +541,13 @@ struct slot {
 
 static struct slot cache[SLOTS];
 
+/* Nearby addresses get nearby slots: a process's first rules (the
+ * calibration's, a stack's frames in one module) then touch few of the
+ * table's pages, each a page fault the first time. Two return addresses
+ * are at least a call instruction apart. */
 static size_t home(uintptr_t ra)
 {
-	return (size_t)((ra * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+	return (size_t)(ra >> 2) & (SLOTS - 1);
 }
 
 /* Keep v for ra in a free slot or one whose rule is stale; a full

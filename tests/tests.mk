@@ -188,9 +188,22 @@ bench-names: all $(B)/bench-names
 	  $(B)/bench-names $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-names
 
-bench: bench-threads
+# What the shim adds to a process that does nothing (/bin/true) and to a
+# thread that starts, marks once at depth 8 and ends, each against the
+# same without the shim in the same run.
+$(B)/bench-starts: tests/bench/starts.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -pthread -o $@ $< -ldl
 
-.PHONY: bench bench-threads bench-names
+bench-starts: all $(B)/bench-starts
+	@rm -rf $(B)/tmp/bench-starts && mkdir -p $(B)/tmp/bench-starts
+	@echo "== starting processes and threads (default settings: depth 8, PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
+	@PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench-starts/ \
+	  $(B)/bench-starts $(CURDIR)/$(B)/libpmcshim.so
+	@rm -rf $(B)/tmp/bench-starts
+
+bench: bench-threads bench-starts
+
+.PHONY: bench bench-threads bench-names bench-starts
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \
