@@ -287,24 +287,34 @@ static void test_tables_same_as_libunwind(void)
 	printf("    throws-O3, first row: %s\n", unw_rows.n ? unw_rows.s[0] : "");
 }
 
-/* What the tables fix: in mixed code the frame-pointer walk gives stacks
- * one caller short (else mixed-O2 proves nothing above). */
+/* The calls of the row, from its "region calls ..." text. */
+static long long row_calls(const char *row)
+{
+	const char *sp = strchr(row, ' ');
+
+	return sp ? atoll(sp + 1) : 0;
+}
+
+/* What the tables fix: in mixed code the frame-pointer walk puts calls on
+ * stacks one caller short, which nothing in the report tells (else
+ * mixed-O2 proves nothing above). */
 static void test_fp_walk_short_in_mixed_code(void)
 {
-	int short_rows = 0;
+	long long calls = 0, elsewhere = 0;
 
-	CHECK(run_method("mixed-O2", "fp", "vla", &fp_rows) == 0, "fp run");
-	CHECK(run_method("mixed-O2", "unwind", "vla", &unw_rows) == 0, "unwind run");
+	CHECK(run_method("mixed-O2", "fp", NULL, &fp_rows) == 0, "fp run");
+	CHECK(run_method("mixed-O2", "unwind", NULL, &unw_rows) == 0, "unwind run");
 	for (int i = 0; i < fp_rows.n; i++) {
 		int found = 0;
 
 		for (int k = 0; k < unw_rows.n; k++)
 			found |= strcmp(fp_rows.s[i], unw_rows.s[k]) == 0;
-		short_rows += !found;
+		calls += row_calls(fp_rows.s[i]);
+		elsewhere += found ? 0 : row_calls(fp_rows.s[i]);
 	}
-	CHECK(short_rows > 0, "the frame-pointer walk agrees on all %d rows", fp_rows.n);
-	printf("    %d of %d rows differ; first: %s\n", short_rows, fp_rows.n,
-	       fp_rows.n ? fp_rows.s[0] : "");
+	CHECK(elsewhere > 0, "the frame-pointer walk agrees on all %d rows", fp_rows.n);
+	printf("    frame pointers: %lld of %lld calls on another stack than libunwind's"
+	       " (the tables: none, test_tables_same_as_libunwind)\n", elsewhere, calls);
 }
 
 int main(void)
