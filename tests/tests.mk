@@ -3,7 +3,7 @@
 # under TSan. `make test` runs them all through tests/run.sh.
 
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
-UNIT_TESTS  := selfread events regions fpwalk
+UNIT_TESTS  := selfread events regions fpwalk cfi
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
 	namelimit plugins unloads
