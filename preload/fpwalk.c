@@ -80,16 +80,21 @@ static inline int start_ok(uintptr_t fp, uintptr_t top)
 uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uintptr_t shim_hi,
 		       struct fpwalk_trail *trail)
 {
-	uintptr_t fp = start ? start : (uintptr_t)__builtin_frame_address(0), prev, ra, top;
+	if (__builtin_expect(stack_hi == 0, 0))
+		fpwalk_thread_init();
+	return fpwalk_entry_within(start, stack_lo, stack_hi, caller, shim_lo, shim_hi, trail);
+}
+
+uintptr_t fpwalk_entry_within(uintptr_t start, uintptr_t lo, uintptr_t hi, uintptr_t caller,
+			      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+{
+	uintptr_t fp = start, prev, ra, top = hi - 16;	/* the highest frame record */
 	int n = 0;
 
 	trail->n = 0;
 	trail->words = 0;
 	trail->start = fp;
-	if (__builtin_expect(stack_hi == 0, 0))
-		fpwalk_thread_init();
-	top = stack_hi - 16;	/* the highest frame record */
-	if (!start_ok(fp, top))
+	if (fp < lo || fp > top || (fp & 15))
 		return 0;
 	for (;;) {
 		prev = fp;
@@ -103,15 +108,19 @@ uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uin
 	}
 }
 
-uintptr_t fpwalk_stack_top(void)
+void fpwalk_stack(uintptr_t *lo, uintptr_t *hi)
 {
-	return stack_hi;
+	*lo = stack_lo;
+	*hi = stack_hi;
 }
 
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
 {
-	uintptr_t prev = fpwalk_entry(start, caller, shim_lo, shim_hi, trail), ra, fp, top;
+	uintptr_t prev, ra, fp, top;
+
+	start = start ? start : (uintptr_t)__builtin_frame_address(0);
+	prev = fpwalk_entry(start, caller, shim_lo, shim_hi, trail);
 	struct codemap_range code;
 	int n;
 

@@ -47,16 +47,18 @@ struct fpwalk_trail {
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
-/* The shim's part of a walk from start (as fpwalk_capture's): the
- * address of the frame record that returns to caller, or 0 when the
- * chain does not reach it. trail receives the records read; the
+/* The shim's part of a walk from start (as fpwalk_capture's, but start
+ * not 0): the address of the frame record that returns to caller, or 0
+ * when the chain does not reach it. trail receives the records read; the
  * thread's stack bounds are looked up on its first walk. */
 uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uintptr_t shim_hi,
 		       struct fpwalk_trail *trail);
+/* The same on the stack [lo, hi) (a signal stack). */
+uintptr_t fpwalk_entry_within(uintptr_t start, uintptr_t lo, uintptr_t hi, uintptr_t caller,
+			      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
 
-/* The top of this thread's stack (its highest address + 1), once a walk
- * looked it up; below lies what a walk may read. */
-uintptr_t fpwalk_stack_top(void);
+/* This thread's stack [lo, hi), once a walk looked it up. */
+void fpwalk_stack(uintptr_t *lo, uintptr_t *hi);
 
 /* The sanitizers would check these loads against other frames' shadow;
  * the walk's bounds checks are what keep them safe. */

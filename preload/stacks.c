@@ -217,8 +217,9 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 /* The unwind tables where they prove every frame up to the depth asked
  * for or to the stack's end; frame pointers (without the tables) when
  * they give the whole stack asked for. libunwind when they cannot: a
- * frame without a rule of the tables' simple form, a signal frame; a
- * frame-pointer chain that breaks first (code built without frame
+ * frame without a rule of the tables' simple form, a frame in the shim
+ * above the call site, a stack other than the thread's and its signal
+ * stack (a coroutine's); a frame-pointer chain that breaks first (code built without frame
  * pointers, a frame pointer used as a general register, the stack's
  * bottom in libc's start code, which keeps none), since a short chain
  * cannot tell a short stack from a broken one. A frame-pointer chain

@@ -6,6 +6,11 @@
  * sits 16 bytes below the caller's SP and holds its FP. */
 #include "tablewalk.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <ucontext.h>
+
 #include "cfi.h"
 #include "codemap.h"
 
@@ -34,6 +39,64 @@ static inline int read_word(uintptr_t addr, uintptr_t sp, uintptr_t top, uintptr
 	t->rec[t->n++] = (struct fpwalk_record){ .fp = addr, .ra = *w };
 	return 1;
 }
+
+/* Where a walk may read: the stack it is on, [lo, top); off: it began on
+ * a signal stack (sigaltstack), and is not replayed (a trail of words
+ * there is only read while that stack is there). */
+struct bounds {
+	uintptr_t lo, top;
+	int off;
+};
+
+/* Whether start is on the signal stack this thread runs on (then b is
+ * that stack). One system call: a handler's markers on a signal stack. */
+static int on_signal_stack(uintptr_t start, struct bounds *b)
+{
+	int saved = errno, on;
+	stack_t ss;
+
+	on = sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK) &&
+	     start >= (uintptr_t)ss.ss_sp && start - (uintptr_t)ss.ss_sp < ss.ss_size;
+	errno = saved;
+	if (on)
+		*b = (struct bounds){ (uintptr_t)ss.ss_sp, (uintptr_t)ss.ss_sp + ss.ss_size, 1 };
+	return on;
+}
+
+#if defined(__x86_64__)
+/* The signal return trampoline returns with SP at the ucontext the
+ * kernel saved (x86-64: its rt_sigframe's pretcode, the handler's return
+ * address, just popped): the interrupted frame's registers are there,
+ * on this stack, or on the thread's when the handler ran on a signal
+ * stack. Its pc is where it was interrupted, not a return address. */
+static int interrupted(uintptr_t *sp, uintptr_t *fp, uintptr_t *pc, struct bounds *b,
+		       struct fpwalk_trail *t)
+{
+	const uintptr_t greg = offsetof(ucontext_t, uc_mcontext.gregs);
+	uintptr_t uc = *sp, rsp, lo, hi;
+
+	if (!read_word(uc + greg + REG_RSP * 8, uc, b->top, &rsp, t) ||
+	    !read_word(uc + greg + REG_RBP * 8, uc, b->top, fp, t) ||
+	    !read_word(uc + greg + REG_RIP * 8, uc, b->top, pc, t))
+		return 0;
+	if (rsp <= uc || rsp > b->top) {
+		fpwalk_stack(&lo, &hi);
+		if (!b->off || rsp < lo || rsp >= hi)
+			return 0;
+		b->lo = lo;
+		b->top = hi;
+	}
+	*sp = rsp;
+	return 1;
+}
+#else
+static int interrupted(uintptr_t *sp, uintptr_t *fp, uintptr_t *pc, struct bounds *b,
+		       struct fpwalk_trail *t)
+{
+	(void)sp, (void)fp, (void)pc, (void)b, (void)t;
+	return 0;
+}
+#endif
 
 /* The trail so far held the shim's records; as words, each record is
  * two (a record's address is the frame pointer read before it). */
@@ -71,30 +134,16 @@ static inline int is_code(uintptr_t ra, struct codemap_range *code, uintptr_t sh
 	return 1;
 }
 
-int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *whole)
+/* The application's frames, from the call site's registers: pcs[1..]
+ * up to depth; the count. */
+static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t *pcs,
+		  struct codemap_range *code, uintptr_t shim_lo, uintptr_t shim_hi,
+		  struct bounds *b, struct fpwalk_trail *trail, int *whole)
 {
-	uintptr_t entry, sp, fp, pc = caller, top, ra;
-	struct codemap_range code;
-	int n = 1;
+	uintptr_t ra;
+	int n;
 
-	*whole = 0;
-	if (!usable)
-		return 0;
-	entry = fpwalk_entry(start, caller, shim_lo, shim_hi, trail);
-	if (!entry)
-		return 0;
-	records_to_words(trail);
-	sp = entry + 16;
-	fp = trail->rec[trail->n - 2].ra;	/* the entry record's saved FP */
-	top = fpwalk_stack_top();
-	pcs[0] = caller;
-	code = codemap_last;
-	if (code.lo < shim_hi && code.hi > shim_lo)
-		code.lo = code.hi = 0;
-	if (caller >= shim_lo && caller < shim_hi)
-		shim_lo = shim_hi = 0;
-	for (; n <= depth; n++) {
+	for (n = 1; n <= depth; n++) {
 		struct cfi_rule r = cfi_rule(pc);
 		uintptr_t cfa;
 
@@ -103,24 +152,71 @@ int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *p
 			return n;
 		}
 		cfa = (r.cfa_fp ? fp : sp) + (uintptr_t)r.cfa_off;
-		if (cfa <= sp || cfa > top || !read_word(cfa + (uintptr_t)(long)r.ra_off, sp, top,
-							  &ra, trail))
+		if (cfa <= sp || cfa > b->top ||
+		    !read_word(cfa + (uintptr_t)(long)r.ra_off, sp, b->top, &ra, trail))
 			return n;
 		if (ra == 0) {
 			*whole = 1;
 			return n;
 		}
-		if (r.fp_saved &&
-		    !read_word(cfa + (uintptr_t)(long)r.fp_off, sp, top, &fp, trail))
-			return n;
-		/* a signal handler's caller: the kernel's frame, libunwind's */
-		if (!is_code(ra, &code, shim_lo, shim_hi) ||
-		    (code.tramp && codemap_is_sigreturn(ra, code.hi)))
+		if ((r.fp_saved &&
+		     !read_word(cfa + (uintptr_t)(long)r.fp_off, sp, b->top, &fp, trail)) ||
+		    !is_code(ra, code, shim_lo, shim_hi))
 			return n;
 		pcs[n] = ra;
 		sp = cfa;
 		pc = ra;
+		/* a signal handler's caller: the context the kernel saved */
+		if (code->tramp && codemap_is_sigreturn(ra, code->hi) && n < depth) {
+			if (!interrupted(&sp, &fp, &pc, b, trail) ||
+			    !is_code(pc, code, shim_lo, shim_hi))
+				return n + 1;
+			pcs[++n] = pc;
+			pc++;	/* its rule is the one at pc itself, not at pc - 1 */
+		}
 	}
 	*whole = 1;
+	return n;
+}
+
+/* The shim's frames from start to the record returning to caller, on
+ * the thread's stack or a signal stack (b): that record's address. */
+static uintptr_t entry_record(uintptr_t start, uintptr_t caller, uintptr_t shim_lo,
+			      uintptr_t shim_hi, struct fpwalk_trail *trail, struct bounds *b)
+{
+	uintptr_t entry = fpwalk_entry(start, caller, shim_lo, shim_hi, trail);
+
+	if (entry) {
+		fpwalk_stack(&b->lo, &b->top);
+		b->off = 0;
+	} else if (on_signal_stack(start, b)) {
+		entry = fpwalk_entry_within(start, b->lo, b->top, caller, shim_lo, shim_hi, trail);
+	}
+	return entry;
+}
+
+int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
+		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *whole)
+{
+	uintptr_t entry, sp, fp;
+	struct codemap_range code;
+	struct bounds b;
+	int n;
+
+	*whole = 0;
+	if (!usable || !(entry = entry_record(start, caller, shim_lo, shim_hi, trail, &b)))
+		return 0;
+	records_to_words(trail);
+	sp = entry + 16;
+	fp = trail->rec[trail->n - 2].ra;	/* the entry record's saved FP */
+	pcs[0] = caller;
+	code = codemap_last;
+	if (code.lo < shim_hi && code.hi > shim_lo)
+		code.lo = code.hi = 0;
+	if (caller >= shim_lo && caller < shim_hi)
+		shim_lo = shim_hi = 0;
+	n = frames(sp, fp, caller, depth, pcs, &code, shim_lo, shim_hi, &b, trail, whole);
+	if (b.off)
+		trail->n = 0;
 	return n;
 }

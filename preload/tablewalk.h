@@ -19,11 +19,15 @@ int tablewalk_init(void);
  * addresses; returns the count. *whole is 1 when that is the stack: depth
  * frames, or fewer where the stack ends (a return address the tables call
  * undefined, as in _start and in clone's child, or a zero one); 0 when a
- * frame could not be proved (no rule, a rule of another form, a signal
- * frame, a frame off this thread's stack or a return address that is not
- * code: a corrupted stack), and the count is what came before it (0 when
- * the walk did not reach caller). Never faults: what it reads lies on
- * this thread's stack above start. trail receives the words read. */
+ * frame could not be proved (no rule, a rule of another form, a frame off
+ * the stack or a return address that is not code: a corrupted stack; a
+ * return into the shim), and the count is what came before it (0 when
+ * the walk did not reach caller). A signal handler's caller is the
+ * context the kernel saved; a handler may run on a signal stack
+ * (sigaltstack). Never faults: what it reads lies on the stack it is on,
+ * above start (or, past a signal frame, above the interrupted SP on this
+ * thread's stack). trail receives the words read (none for a walk begun
+ * on a signal stack: it is not replayed). */
 int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *whole);
 

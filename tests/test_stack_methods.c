@@ -228,11 +228,22 @@ static void test_broken_chain(void)
 	}
 }
 
-/* Signal handlers: on the thread's stack the walk stops at the signal
- * return trampoline, on an alternate stack it does not start; either way
- * auto gives libunwind's stack (test_fp_build_same_as_libunwind). */
+/* Signal handlers: on the thread's stack the frame-pointer walk stops at
+ * the signal return trampoline, on an alternate stack it does not start;
+ * the unwind tables go on through the context the kernel saved, from
+ * either, and give libunwind's stack. */
 static void test_signal_handlers(void)
 {
+	static struct rows tab_rows;
+
+	for (const char *const *g = (const char *const[]){ "signal", "altstack", NULL }; *g; g++) {
+		CHECK(run_method("fpchain-nofp", "tables", *g, &tab_rows) == 0, "tables run");
+		CHECK(run_method("fpchain-nofp", "unwind", *g, &unw_rows) == 0, "unwind run");
+		CHECK(tab_rows.n == 1 && frames(tab_rows.s[0]) == 9 && !tab_rows.other_method,
+		      "%s, tables: '%s'", *g, tab_rows.s[0]);
+		CHECK(!differ(&tab_rows, &unw_rows), "%s: tables '%s', libunwind '%s'", *g,
+		      tab_rows.s[0], unw_rows.s[0]);
+	}
 	CHECK(run_method("fpchain-fp", "fp", "signal", &fp_rows) == 0, "fp run");
 	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "signal: '%s'", fp_rows.s[0]);
 	CHECK(run_method("fpchain-fp", "fp", "altstack", &fp_rows) == 0, "fp run");

@@ -11,9 +11,12 @@
  *   table    through a table of function pointers, no frame records
  *   main     in main (the stack ends in libc's start code)
  *   thread   in a thread's start routine (the stack ends in clone)
+ *   handler  in a signal handler, on the thread's stack
+ *   altstack in a signal handler on an alternate signal stack
  * Prints "mixed: done, libunwind loaded: yes|no" and exits 0. */
 #include <alloca.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +125,44 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	PMCSHIM_BEGIN("handler");
+	sink++;
+	PMCSHIM_END("handler");
+}
+
+static void on_altstack(int sig)
+{
+	(void)sig;
+	PMCSHIM_BEGIN("altstack");
+	sink++;
+	PMCSHIM_END("altstack");
+}
+
+static char altstack_mem[1 << 16] __attribute__((aligned(16)));
+
+static void set_handler(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa = { .sa_handler = fn, .sa_flags = flags };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+__attribute__((noinline)) static void raise_both(void)
+{
+	stack_t ss = { .ss_sp = altstack_mem, .ss_size = sizeof(altstack_mem) };
+
+	sigaltstack(&ss, NULL);
+	set_handler(SIGUSR1, on_signal, 0);
+	set_handler(SIGUSR2, on_altstack, SA_ONSTACK);
+	raise(SIGUSR1);
+	raise(SIGUSR2);
+	BARRIER();
+}
+
 /* Whether libunwind is mapped in this process. */
 static const char *libunwind_loaded(void)
 {
@@ -147,6 +188,7 @@ int main(void)
 	sort_some();
 	for (int i = 0; i < 6; i++)
 		via_table2(i);
+	raise_both();
 	PMCSHIM_BEGIN("main");
 	PMCSHIM_END("main");
 	pthread_create(&t, NULL, thread_main, NULL);
