@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,38 +114,32 @@ static int load_libunwind(char *why, size_t whylen)
 	return 0;
 }
 
-/* libunwind: not tried, being loaded, loaded, failed */
-enum { UNW_UNTRIED, UNW_LOADING, UNW_LOADED, UNW_FAILED };
+/* libunwind: not tried, loaded, failed; loaded under unw_lock (held
+ * across fork(), so that a child never finds it half loaded). */
+enum { UNW_UNTRIED, UNW_LOADED, UNW_FAILED };
 static int unw_state;
-static __thread int unw_loading_here;
+static pthread_mutex_t unw_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The first walk that needs libunwind loads it (a process whose walks
- * the tables serve never does); other threads wait for it, but the
- * loading thread, interrupted by a signal whose handler marks, goes
- * without. 0 when libunwind is there. */
+ * the tables serve never does); other threads wait for it. 0 when
+ * libunwind is there. */
 static int need_libunwind(void)
 {
 	int s = __atomic_load_n(&unw_state, __ATOMIC_ACQUIRE);
 	char why[256];
 
-	if (__builtin_expect(s == UNW_LOADED, 1))
-		return 0;
-	if (s == UNW_UNTRIED &&
-	    __atomic_compare_exchange_n(&unw_state, &s, UNW_LOADING, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE)) {
-		unw_loading_here = 1;
+	if (__builtin_expect(s != UNW_UNTRIED, 1))
+		return s == UNW_LOADED ? 0 : -1;
+	pthread_mutex_lock(&unw_lock);
+	s = unw_state;
+	if (s == UNW_UNTRIED) {
 		s = load_libunwind(why, sizeof(why)) == 0 ? UNW_LOADED : UNW_FAILED;
 		if (s == UNW_FAILED)
 			log_notice("call-site stacks reduced to what the unwind tables give: %s",
 				   why);
 		__atomic_store_n(&unw_state, s, __ATOMIC_RELEASE);
-		unw_loading_here = 0;
-		return s == UNW_LOADED ? 0 : -1;
 	}
-	while (s == UNW_LOADING && !unw_loading_here) {
-		sched_yield();
-		s = __atomic_load_n(&unw_state, __ATOMIC_ACQUIRE);
-	}
+	pthread_mutex_unlock(&unw_lock);
 	return s == UNW_LOADED ? 0 : -1;
 }
 
@@ -306,10 +299,12 @@ uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
 
 void stacks_lock(void)
 {
+	pthread_mutex_lock(&unw_lock);
 	pthread_mutex_lock(&lock);
 }
 
 void stacks_unlock(void)
 {
 	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&unw_lock);
 }

@@ -28,12 +28,13 @@ int tablewalk_init(void)
 	return usable;
 }
 
-/* Reads the word at addr into the trail: addr must lie on this thread's
- * stack, at or above the frame below (sp), 8-aligned. */
+/* Reads the word at addr into the trail: addr must lie on the stack, at
+ * or above the frame below (sp), 8-aligned; and the trail have room
+ * (signal frames take more words than others). */
 static inline int read_word(uintptr_t addr, uintptr_t sp, uintptr_t top, uintptr_t *w,
 			    struct fpwalk_trail *t)
 {
-	if (addr < sp || addr > top - 8 || (addr & 7))
+	if (addr < sp || addr > top - 8 || (addr & 7) || t->n == FPWALK_TRAIL_MAX)
 		return 0;
 	*w = tablewalk_load(addr);
 	t->rec[t->n++] = (struct fpwalk_record){ .fp = addr, .ra = *w };
