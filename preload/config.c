@@ -138,7 +138,8 @@ static int load_output(struct config *c, const char *v)
 }
 
 static const struct choice stack_methods[] = {
-	{ "auto", STACKS_AUTO }, { "fp", STACKS_FP }, { "unwind", STACKS_UNWIND }, { NULL, 0 } };
+	{ "auto", STACKS_AUTO }, { "tables", STACKS_TABLES }, { "fp", STACKS_FP },
+	{ "unwind", STACKS_UNWIND }, { NULL, 0 } };
 
 #define FIELD(f) offsetof(struct config, f)
 static const struct var vars[] = {

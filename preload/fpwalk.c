@@ -77,31 +77,57 @@ static inline int start_ok(uintptr_t fp, uintptr_t top)
 	return fp >= stack_lo && fp <= top && !(fp & 15);
 }
 
-int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uintptr_t shim_hi,
+		       struct fpwalk_trail *trail)
 {
-	uintptr_t fp = start ? start : (uintptr_t)__builtin_frame_address(0), prev, ra, top;
-	struct codemap_range code;
+	if (__builtin_expect(stack_hi == 0, 0))
+		fpwalk_thread_init();
+	return fpwalk_entry_within(start, stack_lo, stack_hi, caller, shim_lo, shim_hi, trail);
+}
+
+uintptr_t fpwalk_entry_within(uintptr_t start, uintptr_t lo, uintptr_t hi, uintptr_t caller,
+			      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+{
+	uintptr_t fp = start, prev, ra, top = hi - 16;	/* the highest frame record */
 	int n = 0;
 
 	trail->n = 0;
+	trail->words = 0;
 	trail->start = fp;
-	if (__builtin_expect(stack_hi == 0, 0))
-		fpwalk_thread_init();
-	top = stack_hi - 16;	/* the highest frame record */
-	if (!start_ok(fp, top))
+	if (fp < lo || fp > top || (fp & 15))
 		return 0;
-	/* the shim's own frames, up to the marker's return to caller */
 	for (;;) {
 		prev = fp;
 		fp = read_record(fp, &ra, trail);
 		ra = strip(ra);
 		if (ra == caller)
-			break;
+			return prev;
 		if (ra < shim_lo || ra >= shim_hi || ++n > FPWALK_SHIM_FRAMES_MAX ||
 		    !frame_ok(fp, prev, top))
 			return 0;
 	}
+}
+
+void fpwalk_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = stack_lo;
+	*hi = stack_hi;
+}
+
+int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
+		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail)
+{
+	uintptr_t prev, ra, fp, top;
+
+	start = start ? start : (uintptr_t)__builtin_frame_address(0);
+	prev = fpwalk_entry(start, caller, shim_lo, shim_hi, trail);
+	struct codemap_range code;
+	int n;
+
+	if (!prev)
+		return 0;
+	fp = trail->rec[trail->n - 1].fp;
+	top = stack_hi - 16;
 	pcs[0] = caller;
 	code = codemap_last;	/* a local copy: no TLS access per frame */
 	if (code.lo < shim_hi && code.hi > shim_lo)

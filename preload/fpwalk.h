@@ -11,10 +11,13 @@
 #include "config.h"
 
 #define FPWALK_SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
-#define FPWALK_TRAIL_MAX (FPWALK_SHIM_FRAMES_MAX + 1 + CONFIG_MAX_DEPTH)
+/* two per frame: a table walk's trail holds words, not records */
+#define FPWALK_TRAIL_MAX (2 * (FPWALK_SHIM_FRAMES_MAX + 1 + CONFIG_MAX_DEPTH))
 
 /* A frame record as stored: the caller's frame pointer, the return
- * address (signed, where pointer authentication is on). */
+ * address (signed, where pointer authentication is on). In a trail with
+ * words set (tablewalk.h), a word the walk read: fp its address, ra the
+ * word. */
 struct fpwalk_record {
 	uintptr_t fp, ra;
 };
@@ -26,6 +29,7 @@ struct fpwalk_record {
 struct fpwalk_trail {
 	uintptr_t start;	/* the first record's address */
 	int n;
+	int words;		/* rec[] holds words read (tablewalk.h) */
 	struct fpwalk_record rec[FPWALK_TRAIL_MAX];
 };
 
@@ -42,6 +46,19 @@ struct fpwalk_trail {
  * -fno-omit-frame-pointer. trail receives the records read. */
 int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
+
+/* The shim's part of a walk from start (as fpwalk_capture's, but start
+ * not 0): the address of the frame record that returns to caller, or 0
+ * when the chain does not reach it. trail receives the records read; the
+ * thread's stack bounds are looked up on its first walk. */
+uintptr_t fpwalk_entry(uintptr_t start, uintptr_t caller, uintptr_t shim_lo, uintptr_t shim_hi,
+		       struct fpwalk_trail *trail);
+/* The same on the stack [lo, hi) (a signal stack). */
+uintptr_t fpwalk_entry_within(uintptr_t start, uintptr_t lo, uintptr_t hi, uintptr_t caller,
+			      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail);
+
+/* This thread's stack [lo, hi), once a walk looked it up. */
+void fpwalk_stack(uintptr_t *lo, uintptr_t *hi);
 
 /* The sanitizers would check these loads against other frames' shadow;
  * the walk's bounds checks are what keep them safe. */

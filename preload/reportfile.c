@@ -321,6 +321,7 @@ const char *rf_stack_method_name(uint32_t method)
 	case RF_STACK_CALLER: return "caller";
 	case RF_STACK_FP: return "frame-pointer";
 	case RF_STACK_UNWIND: return "libunwind";
+	case RF_STACK_TABLES: return "unwind-tables";
 	default: return "?";
 	}
 }

@@ -188,6 +188,7 @@ enum rf_stack_method {
 	RF_STACK_CALLER = 0,		/* the call site alone (depth 0) */
 	RF_STACK_FP = 1,		/* frame-pointer walk */
 	RF_STACK_UNWIND = 2,		/* libunwind */
+	RF_STACK_TABLES = 3,		/* the binary's unwind tables, read by the shim */
 };
 
 struct rf_stack {

@@ -64,7 +64,7 @@ static struct site *site_new(struct sites *ss, const uintptr_t *key, size_t len)
 	if (!s->rec)
 		return NULL;
 	s->trail = NULL;
-	s->trail_n = s->trail_cap = 0;
+	s->trail_n = s->trail_cap = s->trail_words = 0;
 	s->keylen = len;
 	memcpy(s->key, key, len);
 	return s;
@@ -119,6 +119,7 @@ static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_tra
 	}
 	memcpy(s->trail, t->rec, bytes);
 	s->trail_n = t->n;
+	s->trail_words = t->words;
 	s->trail_start = t->start;
 }
 

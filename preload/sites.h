@@ -13,6 +13,7 @@
 #include "fpwalk.h"
 #include "index.h"
 #include "reportfile.h"
+#include "tablewalk.h"
 
 #define SITE_CACHE 256			/* power of two */
 
@@ -22,6 +23,7 @@ struct site {
 					 * walk to this site read (fpwalk.h) */
 	uintptr_t trail_start;		/* where that walk started */
 	int trail_n, trail_cap;		/* records in trail, room for */
+	int trail_words;		/* trail holds a table walk's words */
 	size_t keylen;
 	uintptr_t key[];		/* region id, then the call-site pcs */
 };
@@ -85,7 +87,8 @@ static inline struct rf_site *sites_lookup(struct sites *ss, uint32_t id, uintpt
 	struct site *s = *sites_slot(ss, id, caller);
 
 	if (ss->depth && sites_of_call(s, id, caller) &&
-	    fpwalk_same(start, s->trail_start, s->trail, s->trail_n))
+	    (s->trail_words ? tablewalk_same(start, s->trail_start, s->trail, s->trail_n)
+			    : fpwalk_same(start, s->trail_start, s->trail, s->trail_n)))
 		return s->rec;
 	return sites_find(ss, id, caller, start);
 }

@@ -1,5 +1,5 @@
-/* Capture: the frame-pointer walk (fpwalk.c) where the chain holds,
- * libunwind otherwise. libunwind is loaded with dlopen(RTLD_LOCAL) rather
+/* Capture: the unwind-table walk (tablewalk.c) or the frame-pointer walk
+ * (fpwalk.c) where they can prove the stack, libunwind otherwise. libunwind is loaded with dlopen(RTLD_LOCAL) rather
  * than linked: linked, libunwind.so.8 would sit in the global scope ahead
  * of libc, and its weak backtrace() would answer the application's own
  * backtrace() calls. */
@@ -20,6 +20,7 @@
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
+#include "tablewalk.h"
 
 static struct arena arena;
 
@@ -34,6 +35,7 @@ static backtrace_fn unw_backtrace_fn;
 static int shim_frames = 1;
 static uintptr_t shim_lo, shim_hi;	/* the shim's own mapped range */
 static int method = STACKS_AUTO;	/* PMCSHIM_STACK_METHOD */
+static int tables;			/* the table walk can be used here */
 static __thread int last_method;	/* of this thread's last capture */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,13 +93,53 @@ static int load_libunwind(char *why, size_t whylen)
 	return 0;
 }
 
+/* libunwind: not tried, loaded, failed; loaded under unw_lock (held
+ * across fork(), so that a child never finds it half loaded). */
+enum { UNW_UNTRIED, UNW_LOADED, UNW_FAILED };
+static int unw_state;
+static pthread_mutex_t unw_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The first walk that needs libunwind loads it (a process whose walks
+ * the tables serve never does); other threads wait for it. 0 when
+ * libunwind is there. */
+static int need_libunwind(void)
+{
+	int s = __atomic_load_n(&unw_state, __ATOMIC_ACQUIRE);
+	char why[256];
+
+	if (__builtin_expect(s != UNW_UNTRIED, 1))
+		return s == UNW_LOADED ? 0 : -1;
+	pthread_mutex_lock(&unw_lock);
+	s = unw_state;
+	if (s == UNW_UNTRIED) {
+		s = load_libunwind(why, sizeof(why)) == 0 ? UNW_LOADED : UNW_FAILED;
+		if (s == UNW_FAILED)
+			log_notice("call-site stacks reduced to what the unwind tables give: %s",
+				   why);
+		__atomic_store_n(&unw_state, s, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&unw_lock);
+	return s == UNW_LOADED ? 0 : -1;
+}
+
 int stacks_init(int how, char *why, size_t whylen)
 {
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
+	tables = tablewalk_init();
 	method = how;
+	if (method == STACKS_TABLES && !tables) {
+		log_error("PMCSHIM_STACK_METHOD=tables: not on this machine; using auto");
+		method = STACKS_AUTO;
+	}
 	fpwalk_init();	/* module table, main thread's bounds: outside any region */
-	/* forced to frame pointers, the shim never unwinds: no libunwind */
-	return method == STACKS_FP ? 0 : load_libunwind(why, whylen);
+	if (method != STACKS_UNWIND)
+		return 0;	/* libunwind when a walk first needs it, if ever */
+	if (load_libunwind(why, whylen) != 0) {
+		__atomic_store_n(&unw_state, UNW_FAILED, __ATOMIC_RELEASE);
+		return -1;
+	}
+	__atomic_store_n(&unw_state, UNW_LOADED, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int stacks_last_method(void)
@@ -130,7 +172,7 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 
 	int extra = __atomic_load_n(&shim_frames, __ATOMIC_RELAXED) + 1;
 
-	if (!unw_backtrace_fn)
+	if (need_libunwind() != 0)
 		return 1;
 	got = unw_backtrace_fn(buf, depth + 1 + extra);
 	while (skip < got && in_shim((uintptr_t)buf[skip]))
@@ -148,22 +190,39 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	return n;
 }
 
-/* Frame pointers when they give the whole stack asked for; libunwind when
- * the chain breaks first (code built without frame pointers, a frame
- * pointer used as a general register, the stack's bottom in libc's start
- * code, which keeps none): a short chain cannot tell a short stack from a
- * broken one, and libunwind can. */
+/* The unwind tables where they prove every frame up to the depth asked
+ * for or to the stack's end; frame pointers (without the tables) when
+ * they give the whole stack asked for. libunwind when they cannot: a
+ * frame without a rule of the tables' simple form, a frame in the shim
+ * above the call site, a stack other than the thread's and its signal
+ * stack (a coroutine's); a frame-pointer chain that breaks first (code built without frame
+ * pointers, a frame pointer used as a general register, the stack's
+ * bottom in libc's start code, which keeps none), since a short chain
+ * cannot tell a short stack from a broken one. A frame-pointer chain
+ * cannot tell either whether each frame kept a record: a leaf without one
+ * hides its caller, which is why the tables come first. */
 int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   struct fpwalk_trail *trail)
 {
-	int n, saved;
+	int n, saved, whole;
 
 	pcs[0] = caller;
 	trail->n = 0;
+	trail->words = 0;
 	last_method = STACKS_NONE;
 	if (depth == 0)
 		return 1;
-	if (method != STACKS_UNWIND) {
+	if (tables && (method == STACKS_AUTO || method == STACKS_TABLES)) {
+		n = tablewalk_capture(start, caller, depth, pcs, shim_lo, shim_hi, trail, &whole);
+		if (whole || method == STACKS_TABLES) {
+			last_method = STACKS_TABLES;
+			if (!whole)
+				trail->n = 0;	/* a stop is not replayed: walk again */
+			return n ? n : 1;
+		}
+		trail->n = 0;
+		pcs[0] = caller;
+	} else if (method != STACKS_UNWIND) {
 		n = fpwalk_capture(start, caller, depth, pcs, shim_lo, shim_hi, trail);
 		if (n == depth + 1 || method == STACKS_FP) {
 			last_method = STACKS_FP;
@@ -223,10 +282,12 @@ uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
 
 void stacks_lock(void)
 {
+	pthread_mutex_lock(&unw_lock);
 	pthread_mutex_lock(&lock);
 }
 
 void stacks_unlock(void)
 {
 	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&unw_lock);
 }

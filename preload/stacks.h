@@ -1,6 +1,7 @@
-/* Call-site stacks: captured by walking frame pointers where the
- * application keeps them, else with libunwind's unw_backtrace; interned
- * once per distinct stack as an RF_STACK record in the report file. */
+/* Call-site stacks: captured by walking the binary's own unwind tables
+ * (tablewalk.h; on x86-64), or frame pointers where the application keeps
+ * them, else with libunwind's unw_backtrace; interned once per distinct
+ * stack as an RF_STACK record in the report file. */
 #ifndef PMCSHIM_STACKS_H
 #define PMCSHIM_STACKS_H
 
@@ -13,22 +14,26 @@
 
 #define STACKS_MAX_FRAMES (CONFIG_MAX_DEPTH + 1)
 
-/* How a stack was captured (stacks_capture_method), and what
- * PMCSHIM_STACK_METHOD asks for: auto (the default: frame pointers when
- * the chain gives every frame asked for, else libunwind), fp (frame
- * pointers only: a broken chain gives a short stack, at least the call
- * site), unwind (libunwind only, as before frame pointers were used). */
+/* How a stack was captured (stacks_last_method), and what
+ * PMCSHIM_STACK_METHOD asks for: auto (the default: on x86-64 the unwind
+ * tables, libunwind for a walk where they cannot prove a frame; elsewhere
+ * frame pointers when the chain gives every frame asked for, else
+ * libunwind), tables (the unwind tables only: a frame they cannot prove
+ * ends the stack; x86-64), fp (frame pointers only: a broken chain gives
+ * a short stack, at least the call site), unwind (libunwind only). */
 enum {
 	STACKS_NONE = RF_STACK_CALLER,	/* the call site alone (depth 0, no capture) */
 	STACKS_FP = RF_STACK_FP,	/* frame-pointer walk */
 	STACKS_UNWIND = RF_STACK_UNWIND,	/* libunwind's unw_backtrace */
-	STACKS_AUTO = 3		/* a setting only, never a result */
+	STACKS_TABLES = RF_STACK_TABLES,	/* the unwind-table walk */
+	STACKS_AUTO = -1		/* a setting only, never a result */
 };
 
-/* Capture by method how (STACKS_AUTO, _FP or _UNWIND: config's
- * PMCSHIM_STACK_METHOD); load libunwind privately (RTLD_LOCAL: its
- * weak backtrace() must not replace glibc's for the application) unless
- * the method is fp. Returns 0, or -1 with a reason. */
+/* Capture by method how (config's PMCSHIM_STACK_METHOD: STACKS_AUTO,
+ * _TABLES, _FP or _UNWIND). libunwind is loaded privately (RTLD_LOCAL:
+ * its weak backtrace() must not replace glibc's for the application):
+ * now for unwind, else at the first walk that needs it. Returns 0, or -1
+ * with a reason. */
 int stacks_init(int how, char *why, size_t whylen);
 
 /* Fill pcs with the call site (caller, a return address in the

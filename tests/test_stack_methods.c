@@ -1,5 +1,8 @@
-/* Stacks by frame-pointer walk against libunwind's (PMCSHIM_STACK_METHOD),
- * on tests/apps/fpchain.c built with and without frame pointers. */
+/* Stacks by the unwind-table walk and the frame-pointer walk against
+ * libunwind's (PMCSHIM_STACK_METHOD), on tests/apps/fpchain.c built with
+ * and without frame pointers, and on tests/apps/mixed.c and throws.cpp
+ * (code mixing frames with and without frame records, libc's qsort,
+ * C++ exceptions) at -O0, -O2 and -O3. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,13 +10,16 @@
 #include "harness.h"
 #include "runapp.h"
 
-#define ROWS_MAX 64
+#define ROWS_MAX 256
 #define ROW_LEN 1024
 
 /* One report's rows as sorted strings "region calls module+offset ...":
  * equal lists mean the same stacks, row for row. */
 struct rows {
 	int n;
+	int other_method;	/* rows whose stack's method is not the one asked */
+	int through_shim;	/* rows with a frame in the shim (its thread start
+				 * routine where not a tail call: under ASan) */
 	char s[ROWS_MAX][ROW_LEN];
 };
 
@@ -46,23 +52,41 @@ static int by_string(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-/* Rows of region (NULL: all) in every thread. */
-static void collect(json_t *rep, const char *region, struct rows *out)
+/* The report's name of each method (the stack's "method") */
+static const char *method_name(const char *method)
+{
+	if (strcmp(method, "unwind") == 0)
+		return "libunwind";
+	if (strcmp(method, "fp") == 0)
+		return "frame-pointer";
+	return "unwind-tables";	/* auto and tables, on x86-64 */
+}
+
+/* Rows of region (NULL: all) in every thread; how many have a stack
+ * another method gave than method's. */
+static void collect(json_t *rep, const char *region, const char *method, struct rows *out)
 {
 	size_t i, k;
 	json_t *t, *row;
 
 	out->n = 0;
+	out->other_method = out->through_shim = 0;
 	json_array_foreach(json_object_get(rep, "threads"), i, t) {
 		json_array_foreach(json_object_get(t, "regions"), k, row) {
 			const char *name = json_string_value(json_object_get(row, "region"));
 			if ((region && strcmp(name, region) != 0) || out->n == ROWS_MAX)
 				continue;
 			char *s = out->s[out->n++];
+			json_t *stack = rep_stack(rep, json_integer_value(json_object_get(row, "stack")));
+			const char *m = json_string_value(json_object_get(stack, "method"));
+
 			snprintf(s, ROW_LEN, "%s %lld", name,
 				 json_integer_value(json_object_get(row, "calls")));
-			append_frames(rep, rep_stack(rep, json_integer_value(json_object_get(row, "stack"))),
-				      s, ROW_LEN);
+			append_frames(rep, stack, s, ROW_LEN);
+			if (strstr(s, "libpmcshim"))
+				out->through_shim++;
+			else
+				out->other_method += !m || strcmp(m, method_name(method)) != 0;
 		}
 	}
 	qsort(out->s, (size_t)out->n, ROW_LEN, by_string);
@@ -93,19 +117,20 @@ static struct rows fp_rows, unw_rows, auto_rows;
 static int run_method(const char *app, const char *method, const char *region,
 		      struct rows *out)
 {
-	char m[64];
+	char m[64], done[64];
 	const char *env[] = { "PMCSHIM_QUIET=1", "PMCSHIM_EVENTS=task-clock",
 			      "PMCSHIM_STACK_DEPTH=8", m, NULL };
 
 	snprintf(m, sizeof(m), "PMCSHIM_STACK_METHOD=%s", method);
+	snprintf(done, sizeof(done), "%.*s: done", (int)strcspn(app, "-"), app);
 	runapp_free(&r);
 	if (runapp(&r, app, NULL, env, 1) != 0 || r.status != 0 ||
-	    strcmp(r.out, "fpchain: done\n") != 0 || r.nreports != 1 || !r.report[0]) {
+	    strncmp(r.out, done, strlen(done)) != 0 || r.nreports != 1 || !r.report[0]) {
 		printf("    %s (%s): status %d, out '%s', err '%s'\n", app, method, r.status, r.out,
 		       r.err);
 		return -1;
 	}
-	collect(r.report[0], region, out);
+	collect(r.report[0], region, method, out);
 	return 0;
 }
 
@@ -176,32 +201,49 @@ static const char *call_site(const char *row, char *buf, size_t len)
 
 /* A garbage frame pointer (in the saved slot, or in the register) ends
  * the walk: no crash, every call recorded at its call site, and the walk
- * alone gives at most the frame above it. */
+ * alone gives at most the frame above it. A garbage return address
+ * (raslot) gives a wrong stack above the call site, never a fault. */
 static void test_broken_chain(void)
 {
 	char a[256], b[256];
 
-	for (const char *const *m = (const char *const[]){ "fp", "auto", NULL }; *m; m++) {
-		for (const char *const *g = (const char *const[]){ "slot", "gpreg", NULL }; *g; g++) {
+	for (const char *const *m = (const char *const[]){ "fp", "tables", "auto", NULL }; *m;
+	     m++) {
+		for (const char *const *g = (const char *const[]){ "slot", "gpreg", "raslot", NULL };
+		     *g; g++) {
+			int raslot = strcmp(*g, "raslot") == 0;
+
 			CHECK(run_method("fpchain-fp", *m, *g, &fp_rows) == 0, "%s run", *m);
-			CHECK(rep_calls(r.report[0], NULL, *g) == 6, "%s: %s calls %lld", *m, *g,
-			      rep_calls(r.report[0], NULL, *g));
+			CHECK(rep_calls(r.report[0], NULL, *g) == (raslot ? 8 : 6), "%s: %s calls %lld",
+			      *m, *g, rep_calls(r.report[0], NULL, *g));
 			for (int i = 0; i < fp_rows.n; i++) {
 				CHECK(strcmp(call_site(fp_rows.s[i], a, sizeof(a)),
 					     call_site(fp_rows.s[0], b, sizeof(b))) == 0 && *a,
 				      "%s: call sites '%s' '%s'", *g, a, b);
-				CHECK(strcmp(*m, "fp") != 0 || frames(fp_rows.s[i]) <= 2, "%s: '%s'",
-				      *g, fp_rows.s[i]);
+				/* (a return address into other code goes on from there) */
+				CHECK(strcmp(*m, "auto") == 0 || raslot || frames(fp_rows.s[i]) <= 2,
+				      "%s %s: '%s'", *m, *g, fp_rows.s[i]);
 			}
 		}
 	}
 }
 
-/* Signal handlers: on the thread's stack the walk stops at the signal
- * return trampoline, on an alternate stack it does not start; either way
- * auto gives libunwind's stack (test_fp_build_same_as_libunwind). */
+/* Signal handlers: on the thread's stack the frame-pointer walk stops at
+ * the signal return trampoline, on an alternate stack it does not start;
+ * the unwind tables go on through the context the kernel saved, from
+ * either, and give libunwind's stack. */
 static void test_signal_handlers(void)
 {
+	static struct rows tab_rows;
+
+	for (const char *const *g = (const char *const[]){ "signal", "altstack", NULL }; *g; g++) {
+		CHECK(run_method("fpchain-nofp", "tables", *g, &tab_rows) == 0, "tables run");
+		CHECK(run_method("fpchain-nofp", "unwind", *g, &unw_rows) == 0, "unwind run");
+		CHECK(tab_rows.n == 1 && frames(tab_rows.s[0]) == 9 && !tab_rows.other_method,
+		      "%s, tables: '%s'", *g, tab_rows.s[0]);
+		CHECK(!differ(&tab_rows, &unw_rows), "%s: tables '%s', libunwind '%s'", *g,
+		      tab_rows.s[0], unw_rows.s[0]);
+	}
 	CHECK(run_method("fpchain-fp", "fp", "signal", &fp_rows) == 0, "fp run");
 	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "signal: '%s'", fp_rows.s[0]);
 	CHECK(run_method("fpchain-fp", "fp", "altstack", &fp_rows) == 0, "fp run");
@@ -209,6 +251,81 @@ static void test_signal_handlers(void)
 	CHECK(run_method("fpchain-fp", "unwind", "altstack", &unw_rows) == 0, "unwind run");
 	CHECK(unw_rows.n == 1 && frames(unw_rows.s[0]) == 9, "altstack, libunwind: '%s'",
 	      unw_rows.s[0]);
+}
+
+/* Whether libunwind was loaded in the last run (the app says). */
+static int loaded_libunwind(void)
+{
+	return strstr(r.out, "libunwind loaded: yes") != NULL;
+}
+
+static const char *const differential_apps[] = {
+	"mixed-O0", "mixed-O0-fp", "mixed-O2", "mixed-O2-fp", "mixed-O3", "mixed-O3-fp",
+	"throws-O0", "throws-O2", "throws-O2-fp", "throws-O3", NULL
+};
+
+/* Call for call, the unwind tables give libunwind's stacks: through
+ * frames with and without frame records, libc's qsort, C++ exceptions,
+ * main's and a thread's outermost frames (where the walk ends as the
+ * stack does, without libunwind, which is then never loaded). A frame
+ * in the shim above the call site is left to libunwind (tablewalk.c):
+ * the rows through one are not counted as the tables'. */
+static void test_tables_same_as_libunwind(void)
+{
+	static struct rows tab_rows;
+
+	for (const char *const *app = differential_apps; *app; app++) {
+		if (run_method(*app, "unwind", NULL, &unw_rows) != 0) {
+			CHECK(0, "%s: unwind run", *app);
+			continue;
+		}
+		CHECK(loaded_libunwind(), "%s: libunwind not loaded for method unwind", *app);
+		for (const char *const *m = (const char *const[]){ "auto", "tables", NULL }; *m;
+		     m++) {
+			CHECK(run_method(*app, *m, NULL, &tab_rows) == 0, "%s: %s run", *app, *m);
+			/* (tables alone stop at a frame in the shim) */
+			CHECK(!differ(&tab_rows, &unw_rows) ||
+			      (unw_rows.through_shim && !strcmp(*m, "tables")),
+			      "%s, %s: '%s' (unwind: %d rows, %s: %d)",
+			      *app, *m, differ(&tab_rows, &unw_rows), unw_rows.n, *m, tab_rows.n);
+			CHECK(tab_rows.other_method == 0, "%s, %s: %d rows not from the tables",
+			      *app, *m, tab_rows.other_method);
+			CHECK(!loaded_libunwind() || (tab_rows.through_shim && !strcmp(*m, "auto")),
+			      "%s, %s: libunwind loaded", *app, *m);
+		}
+		CHECK(unw_rows.n >= 6, "%s: %d rows", *app, unw_rows.n);
+	}
+	printf("    throws-O3, first row: %s\n", unw_rows.n ? unw_rows.s[0] : "");
+}
+
+/* The calls of the row, from its "region calls ..." text. */
+static long long row_calls(const char *row)
+{
+	const char *sp = strchr(row, ' ');
+
+	return sp ? atoll(sp + 1) : 0;
+}
+
+/* What the tables fix: in mixed code the frame-pointer walk puts calls on
+ * stacks one caller short, which nothing in the report tells (else
+ * mixed-O2 proves nothing above). */
+static void test_fp_walk_short_in_mixed_code(void)
+{
+	long long calls = 0, elsewhere = 0;
+
+	CHECK(run_method("mixed-O2", "fp", NULL, &fp_rows) == 0, "fp run");
+	CHECK(run_method("mixed-O2", "unwind", NULL, &unw_rows) == 0, "unwind run");
+	for (int i = 0; i < fp_rows.n; i++) {
+		int found = 0;
+
+		for (int k = 0; k < unw_rows.n; k++)
+			found |= strcmp(fp_rows.s[i], unw_rows.s[k]) == 0;
+		calls += row_calls(fp_rows.s[i]);
+		elsewhere += found ? 0 : row_calls(fp_rows.s[i]);
+	}
+	CHECK(elsewhere > 0, "the frame-pointer walk agrees on all %d rows", fp_rows.n);
+	printf("    frame pointers: %lld of %lld calls on another stack than libunwind's"
+	       " (the tables: none, test_tables_same_as_libunwind)\n", elsewhere, calls);
 }
 
 int main(void)
@@ -220,6 +337,8 @@ int main(void)
 	RUN(test_nofp_build_falls_back);
 	RUN(test_broken_chain);
 	RUN(test_signal_handlers);
+	RUN(test_tables_same_as_libunwind);
+	RUN(test_fp_walk_short_in_mixed_code);
 	runapp_free(&r);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "stacks");
 }

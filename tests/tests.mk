@@ -3,7 +3,7 @@
 # under TSan. `make test` runs them all through tests/run.sh.
 
 TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
-UNIT_TESTS  := selfread events regions fpwalk
+UNIT_TESTS  := selfread events regions fpwalk cfi
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
 	namelimit plugins unloads dlshim badids
@@ -51,6 +51,21 @@ $(B)/tests/apps/fpchain-fp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/
 $(B)/tests/apps/fpchain-nofp: tests/apps/fpchain.c include/pmcshim.h | $(B)/tests/apps
 	$(CC) $(APP_FLAGS) -O2 -fomit-frame-pointer -o $@ $< -ldl
 
+# The differential tests' applications: code mixing frames with and
+# without frame records (mixed.c) and C++ with exceptions (throws.cpp), at
+# -O0, -O2 and -O3, with (-fp) and without frame pointers: mixed-O2-fp
+# is mixed.c at -O2 -fno-omit-frame-pointer.
+STACK_OPT = -$(firstword $(subst -, ,$*)) \
+	$(if $(findstring -fp,$*),-fno-omit-frame-pointer,-fomit-frame-pointer)
+MIXED_BINS := $(foreach o,O0 O2 O3,$(B)/tests/apps/mixed-$(o) $(B)/tests/apps/mixed-$(o)-fp \
+	$(B)/tests/apps/throws-$(o)) $(B)/tests/apps/throws-O2-fp
+
+$(B)/tests/apps/mixed-%: tests/apps/mixed.c include/pmcshim.h | $(B)/tests/apps
+	$(CC) $(APP_FLAGS) $(STACK_OPT) -o $@ $< -ldl
+
+$(B)/tests/apps/throws-%: tests/apps/throws.cpp include/pmcshim.h | $(B)/tests/apps
+	$(CXX) -std=c++11 -Wall -Wextra -Werror -g -Iinclude -rdynamic $(STACK_OPT) -o $@ $< -ldl
+
 $(B)/tests/test_stack_methods: tests/test_stack_methods.c tests/runapp.c tests/runapp.h \
 		tests/harness.h | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c -ljansson
@@ -91,7 +106,8 @@ TEST_BINS += $(B)/asan/libpmcshim.so $(B)/tsan/libpmcshim.so $(TSAN_APPS:%=$(B)/
 
 # Frame-pointer stacks against libunwind's; again with the ASan+UBSan
 # shim, whose walk then runs instrumented.
-TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp
+TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests/apps/fpchain-nofp \
+	$(MIXED_BINS)
 ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
 EXTRA_SUITES += stacks=$(B)/tests/test_stack_methods
 EXTRA_SUITES += stacks-asan=env+PMCSHIM_TEST_SUITE=stacks-asan+PMCSHIM_TEST_SHIM=$(B)/asan/libpmcshim.so+PMCSHIM_TEST_PRELOAD_FIRST=$(ASAN_RT)+ASAN_OPTIONS=detect_leaks=1:exitcode=86+UBSAN_OPTIONS=halt_on_error=1:exitcode=87+$(B)/tests/test_stack_methods
@@ -106,22 +122,33 @@ $(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
 	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
-# Built with frame pointers, as an application that wants cheap stacks is:
-# depth 8 is then a frame-pointer walk; the last run forces libunwind.
+# Built with frame pointers, and (-nofp) as most code is, without: at
+# depth 8 both walk the unwind tables on x86-64; a run forces libunwind.
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
-bench: all $(B)/bench-markers
+$(B)/bench-markers-nofp: tests/bench/markers.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -o $@ $< -ldl
+
+bench: all $(B)/bench-markers $(B)/bench-markers-nofp
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
-	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	@echo; echo "built with -fno-omit-frame-pointer:"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
-	@echo; echo "PMCSHIM_STACK_METHOD=unwind (libunwind, not the frame-pointer walk):"; \
+	@echo; echo "built without frame pointers (plain -O2):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers-nofp 2>/dev/null
+	@echo; echo "built without frame pointers, PMCSHIM_STACK_METHOD=unwind (libunwind):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
 	  PMCSHIM_STACK_METHOD=unwind \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers-nofp 2>/dev/null
+	@echo; echo "built with -fno-omit-frame-pointer, PMCSHIM_STACK_METHOD=fp (the frame-pointer walk):"; \
+	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=8 \
+	  PMCSHIM_STACK_METHOD=fp \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
 	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
@@ -129,11 +156,15 @@ bench: all $(B)/bench-markers
 	@rm -rf $(B)/tmp/bench
 
 # Memory per marking thread: 1000 live threads, without the shim, then
-# under it at depth 0, at depth 8 (the walk) and at depth 8 with libunwind.
+# under it at depth 0, at depth 8 (the unwind tables) built with and
+# without frame pointers, and at depth 8 with libunwind.
 $(B)/bench-threads-rss: tests/bench/threads_rss.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
 
-bench-threads: all $(B)/bench-threads-rss
+$(B)/bench-threads-rss-nofp: tests/bench/threads_rss.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -pthread -o $@ $< -ldl
+
+bench-threads: all $(B)/bench-threads-rss $(B)/bench-threads-rss-nofp
 	@mkdir -p $(B)/tmp/bench
 	@echo "== memory per marking thread (RSS, 1000 live threads)"
 	@printf '%-50s ' "without the shim"; $(B)/bench-threads-rss 1000
@@ -141,6 +172,9 @@ bench-threads: all $(B)/bench-threads-rss
 	    "PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=unwind"; do \
 	  printf '%-50s ' "$$cfg"; env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
 	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss 1000 2>/dev/null; done
+	@printf '%-50s ' "PMCSHIM_STACK_DEPTH=8, no frame pointers"; \
+	  PMCSHIM_STACK_DEPTH=8 PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
+	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-threads-rss-nofp 1000 2>/dev/null
 	@rm -rf $(B)/tmp/bench
 
 # Distinct run-time names: 125k to 1M, each size in a fresh process,
@@ -165,9 +199,23 @@ bench-fdcheck: $(B)/bench-fdcheck
 	@echo "== the counter descriptor's check on the read() path (this machine: $$(nproc) cores)"
 	@$(B)/bench-fdcheck
 
-bench: bench-threads bench-fdcheck
 
-.PHONY: bench bench-threads bench-names bench-fdcheck
+# What the shim adds to a process that does nothing (/bin/true) and to a
+# thread that starts, marks once at depth 8 and ends, each against the
+# same without the shim in the same run.
+$(B)/bench-starts: tests/bench/starts.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -pthread -o $@ $< -ldl
+
+bench-starts: all $(B)/bench-starts
+	@rm -rf $(B)/tmp/bench-starts && mkdir -p $(B)/tmp/bench-starts
+	@echo "== starting processes and threads (default settings: depth 8, PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
+	@PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench-starts/ \
+	  $(B)/bench-starts $(CURDIR)/$(B)/libpmcshim.so
+	@rm -rf $(B)/tmp/bench-starts
+
+bench: bench-threads bench-starts bench-fdcheck
+
+.PHONY: bench bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \

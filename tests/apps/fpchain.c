@@ -7,6 +7,9 @@
  *   slot               its function's saved frame pointer overwritten with
  *                      garbage (several kinds) around the marker
  *   gpreg              the frame-pointer register holds garbage (x86-64)
+ *   raslot             its function's saved return address overwritten:
+ *                      the same garbage, and code whose unwind rule is
+ *                      not this frame's (main's, libc's printf)
  *   signal             in a signal handler raised 12 frames deep
  *   altstack           the same, the handler on an alternate signal stack
  *   alternate          one call site reached through via_a and via_b in
@@ -142,6 +145,21 @@ __attribute__((noinline)) static void corrupt_slot(int kind)
 	BARRIER();
 }
 
+int main(void);
+
+__attribute__((noinline)) static void corrupt_ra(int kind)
+{
+	volatile uintptr_t *slot = (uintptr_t *)__builtin_frame_address(0) + 1;
+	uintptr_t saved = *slot;
+
+	*slot = kind < 6 ? garbage(kind, (uintptr_t)slot)
+		: kind == 6 ? (uintptr_t)&main + 4 : (uintptr_t)&printf + 1;
+	PMCSHIM_BEGIN("raslot");
+	PMCSHIM_END("raslot");
+	*slot = saved;
+	BARRIER();
+}
+
 __attribute__((noinline)) static void gp_marker(void)
 {
 	PMCSHIM_BEGIN("gpreg");
@@ -199,8 +217,11 @@ int main(void)
 	pthread_join(t, NULL);
 	for (int kind = 0; kind < 6; kind++) {
 		corrupt_slot(kind);
+		corrupt_ra(kind);
 		corrupt_register(garbage(kind, (uintptr_t)__builtin_frame_address(0)));
 	}
+	corrupt_ra(6);
+	corrupt_ra(7);
 	printf("fpchain: done\n");
 	return 0;
 }

@@ -26,7 +26,7 @@ SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS='"''"' names no event; using instructi
 PMCSHIM_EVENTS|,|PMCSHIM_EVENTS='"','"' names no event; using instructions,cycles
 PMCSHIM_EVENTS|task-clock,bogus|PMCSHIM_EVENTS: skipped '"'bogus'"': unknown event
 PMCSHIM_STACK_DEPTH|65|PMCSHIM_STACK_DEPTH='"'65'"': want 0..64; using 8
-PMCSHIM_STACK_METHOD|frames|PMCSHIM_STACK_METHOD='"'frames'"': want auto, fp or unwind; using auto
+PMCSHIM_STACK_METHOD|frames|PMCSHIM_STACK_METHOD='"'frames'"': want auto, tables, fp or unwind; using auto
 PMCSHIM_MAX_NAMES|0|PMCSHIM_MAX_NAMES='"'0'"': want 1..268435456; using 1048576
 PMCSHIM_OUTPUT||PMCSHIM_OUTPUT is empty; using pmcshim-%e-%p.pmc
 PMCSHIM_QUIET|yes|PMCSHIM_QUIET='"'yes'"': want 0 or 1; using 0
@@ -42,7 +42,7 @@ pmcshim_quiet|1|pmcshim_quiet: not a variable pmcshim reads; ignored (PMCSHIM_QU
 LAUNCH_VARS='PMCSHIM_EVENTS||2|PMCSHIM_EVENTS '"''"': no event named
 PMCSHIM_EVENTS|bogus|2|PMCSHIM_EVENTS: '"'bogus'"': unknown event
 PMCSHIM_STACK_DEPTH|-1|3|PMCSHIM_STACK_DEPTH='"'-1'"': want 0..64; using 8
-PMCSHIM_STACK_METHOD|frames|3|PMCSHIM_STACK_METHOD='"'frames'"': want auto, fp or unwind; using auto
+PMCSHIM_STACK_METHOD|frames|3|PMCSHIM_STACK_METHOD='"'frames'"': want auto, tables, fp or unwind; using auto
 PMCSHIM_MAX_NAMES|x|3|PMCSHIM_MAX_NAMES='"'x'"': want 1..268435456; using 1048576
 PMCSHIM_OUTPUT|x.pmc|3|PMCSHIM_OUTPUT='"'x.pmc'"': not used; the reports go into the run directory
 PMCSHIM_QUIET|yes|3|PMCSHIM_QUIET='"'yes'"': not used

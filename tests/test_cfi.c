@@ -1,0 +1,125 @@
+/* Unwind rules read from the tables (cfi.c), on a function written with
+ * its call frame information by hand (x86-64): the CFA from SP and from
+ * FP, FP saved and restored, remember/restore_state, a CFA expression, a
+ * signal frame, an undefined return address, offsets too large to keep;
+ * and the cache: a rule is read once, and again after a dlclose. */
+#include <stdint.h>
+
+#include "../preload/cfi.h"
+#include "../preload/codemap.h"
+#include "harness.h"
+
+#if defined(__x86_64__)
+/* Each label sits on an instruction where the rows change; cfi_rule(ra)
+ * looks up ra - 1, so the row at label L is cfi_rule(L + 1). */
+__asm__(".text\n"
+	".globl cfi_t_entry, cfi_t_pushed, cfi_t_framed, cfi_t_popped, cfi_t_restored\n"
+	".globl cfi_t_expr, cfi_t_big, cfi_t_far, cfi_t_outermost, cfi_t_signal, cfi_t_none\n"
+	"cfi_t_fn:\n"
+	".cfi_startproc\n"
+	"cfi_t_entry: nop\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"cfi_t_pushed: mov %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"cfi_t_framed: nop\n"
+	".cfi_remember_state\n"
+	"pop %rbp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	".cfi_restore %rbp\n"
+	"cfi_t_popped: nop\n"
+	".cfi_restore_state\n"
+	"cfi_t_restored: nop\n"
+	".cfi_escape 0x0f, 0x03, 0x77, 0x08, 0x06\n"	/* def_cfa_expression */
+	"cfi_t_expr: nop\n"
+	".cfi_def_cfa %rsp, 0x123458\n"
+	"cfi_t_big: nop\n"
+	".cfi_offset %rbp, -4096\n"
+	"cfi_t_far: nop\n"
+	".cfi_def_cfa %rsp, 16\n"
+	".cfi_undefined %rip\n"
+	"cfi_t_outermost: nop\n"
+	"ret\n"
+	".cfi_endproc\n"
+	"cfi_t_sigfn:\n"
+	".cfi_startproc\n"
+	".cfi_signal_frame\n"
+	"cfi_t_signal: nop\n"
+	"ret\n"
+	".cfi_endproc\n"
+	"cfi_t_none: nop\n"	/* no FDE */
+	"ret\n");
+
+extern char cfi_t_entry[], cfi_t_pushed[], cfi_t_framed[], cfi_t_popped[], cfi_t_restored[];
+extern char cfi_t_expr[], cfi_t_big[], cfi_t_far[], cfi_t_outermost[], cfi_t_signal[];
+extern char cfi_t_none[];
+
+static struct cfi_rule at(const char *label)
+{
+	return cfi_rule((uintptr_t)label + 1);
+}
+
+#define STEP(r, fp, off, saved, fpoff)                                                  \
+	((r).kind == CFI_STEP && (r).cfa_fp == (fp) && (r).cfa_off == (off) &&          \
+	 (r).ra_off == -8 && (r).fp_saved == (saved) && (!(saved) || (r).fp_off == (fpoff)))
+
+static void test_rules(void)
+{
+	struct cfi_rule r;
+
+	CHECK(cfi_init() == 0, "no _dl_find_object");
+	r = at(cfi_t_entry);
+	CHECK(STEP(r, 0, 8, 0, 0), "entry: kind %d fp %d off %ld", r.kind, r.cfa_fp, r.cfa_off);
+	r = at(cfi_t_pushed);
+	CHECK(STEP(r, 0, 16, 1, -16), "pushed: kind %d off %ld saved %d", r.kind, r.cfa_off,
+	      r.fp_saved);
+	r = at(cfi_t_framed);
+	CHECK(STEP(r, 1, 16, 1, -16), "framed: kind %d fp %d", r.kind, r.cfa_fp);
+	r = at(cfi_t_popped);
+	CHECK(STEP(r, 0, 8, 0, 0), "popped: kind %d fp %d saved %d", r.kind, r.cfa_fp,
+	      r.fp_saved);
+	r = at(cfi_t_restored);
+	CHECK(STEP(r, 1, 16, 1, -16), "restored: kind %d fp %d", r.kind, r.cfa_fp);
+	CHECK(at(cfi_t_expr).kind == CFI_UNKNOWN, "a CFA expression");
+	r = at(cfi_t_big);
+	CHECK(STEP(r, 0, 0x123458, 1, -16), "a large frame: kind %d off %ld", r.kind, r.cfa_off);
+	CHECK(at(cfi_t_far).kind == CFI_UNKNOWN, "FP saved too far to keep");
+	CHECK(at(cfi_t_outermost).kind == CFI_OUTERMOST, "undefined return address");
+	CHECK(at(cfi_t_signal).kind == CFI_UNKNOWN, "a signal frame");
+	CHECK(at(cfi_t_none).kind == CFI_UNKNOWN, "no FDE");
+	CHECK(cfi_rule(0x1000).kind == CFI_UNKNOWN, "in no object");
+}
+
+/* Read once; after a dlclose (the count codemap keeps), read again. */
+static void test_cache(void)
+{
+	unsigned long n;
+
+	at(cfi_t_framed);
+	n = cfi_parsed();
+	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n, "read again: %lu",
+	      cfi_parsed() - n);
+	__atomic_add_fetch(&codemap_unload_count, 2, __ATOMIC_SEQ_CST);
+	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n + 1,
+	      "after a dlclose: %lu reads", cfi_parsed() - n);
+	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n + 1, "then kept");
+}
+#else
+static void test_rules(void)
+{
+	SKIP("the call frame information is written for x86-64");
+}
+
+static void test_cache(void)
+{
+	SKIP("the call frame information is written for x86-64");
+}
+#endif
+
+int main(void)
+{
+	RUN(test_rules);
+	RUN(test_cache);
+	return t_done("cfi");
+}
