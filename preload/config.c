@@ -1,5 +1,6 @@
 /* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_MAX_NAMES, PMCSHIM_OUTPUT,
- * PMCSHIM_QUIET, PMCSHIM_SERIALIZE. */
+ * PMCSHIM_QUIET, PMCSHIM_SERIALIZE, PMCSHIM_OPENMP, PMCSHIM_FUNCTIONS (its
+ * syntax is checked where it is used: functions.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -64,6 +65,19 @@ static void load_output(struct config *c)
 	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
 }
 
+/* 0 or 1; unset or empty: def; anything else one line and def. */
+static int load_switch(const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		return def;
+	if (!strcmp(v, "0") || !strcmp(v, "1"))
+		return *v == '1';
+	log_error("%s='%s': want 0 or 1; using %d", name, v, def);
+	return def;
+}
+
 void config_load(struct config *c)
 {
 	int saved = errno;
@@ -78,6 +92,8 @@ void config_load(struct config *c)
 	c->max_names = (unsigned)load_number("PMCSHIM_MAX_NAMES", 1, CONFIG_MAX_MAX_NAMES,
 					     CONFIG_DEFAULT_MAX_NAMES);
 	load_output(c);
+	c->openmp = load_switch("PMCSHIM_OPENMP", 1);
+	c->functions = getenv("PMCSHIM_FUNCTIONS");
 	errno = saved;
 }
 

@@ -23,6 +23,8 @@ struct config {
 	int quiet;
 	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
 	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
+	int openmp;		/* PMCSHIM_OPENMP: OpenMP regions (default 1) */
+	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
 };
 
 /* Fill c from PMCSHIM_* variables; bad values get one message each and

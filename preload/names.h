@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "reportfile.h"
+
 #define NAMES_MAX_LEN 255	/* longer names are cut */
 
 /* Returns the id and, if interned is not NULL, the immortal stored copy
@@ -12,6 +14,14 @@
  * is reached (counted as RF_DROP_NAMES; the first time, one line).
  * Takes a lock. */
 uint32_t names_intern(const char *name, const char **interned);
+
+/* The same for a region of another source (enum rf_from): "MPI_Send"
+ * from MPI is not the marker region "MPI_Send". */
+uint32_t names_intern_from(const char *name, enum rf_from source);
+/* A region keyed by an address (a function's), which the reader names
+ * from the module symbols; its text says "PREFIX0xADDR" (prefix: at most
+ * 200 bytes) until then. No symbol is looked up here. */
+uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source);
 
 /* 1 once a new name was refused for the limit (a name refused then is
  * refused for the rest of the process: callers may remember it). */

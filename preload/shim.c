@@ -13,12 +13,14 @@
 #include "counters.h"
 #include "ending.h"
 #include "fork.h"
+#include "functions.h"
 #include "guard.h"
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
 #include "names.h"
 #include "stacks.h"
+#include "shim.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -28,7 +30,7 @@
 static struct config config;
 static struct event_status status[EVENTS_MAX];
 static char exe_name[256];
-static int active;		/* recording: a file exists and the process runs */
+int shim_active;		/* recording: a file exists and the process runs */
 static int setup_started;
 static uint64_t early;		/* markers before setup (counted once it exists) */
 
@@ -42,7 +44,7 @@ static __attribute__((noinline)) int not_active(void)
 {
 	if (__atomic_exchange_n(&setup_started, 1, __ATOMIC_ACQ_REL) == 0) {
 		shim_setup(0, NULL);
-		return !__atomic_load_n(&active, __ATOMIC_ACQUIRE);
+		return !__atomic_load_n(&shim_active, __ATOMIC_ACQUIRE);
 	}
 	__atomic_add_fetch(&early, 1, __ATOMIC_RELAXED);
 	return 1;
@@ -68,7 +70,7 @@ static struct thread_state *enter(uint32_t id)
 {
 	struct thread_state *t;
 
-	if (!__atomic_load_n(&active, __ATOMIC_RELAXED) && not_active())
+	if (!__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && not_active())
 		return NULL;
 	t = threads_tls;
 	if ((!t && !(t = setup_thread())) || id == 0)
@@ -76,12 +78,17 @@ static struct thread_state *enter(uint32_t id)
 	return t;
 }
 
+struct thread_state *shim_thread_cold(void)
+{
+	return enter(UINT32_MAX);
+}
+
 /* The warm path: recording, the thread set up, a region id. */
 static inline struct thread_state *warm(uint32_t id)
 {
 	struct thread_state *t = threads_tls;
 
-	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && id))
+	if (likely(__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && t && id))
 		return t;
 	return NULL;
 }
@@ -108,7 +115,7 @@ EXPORT unsigned pmcshim_region(const char *name)
 {
 	unsigned id = 0;
 
-	if (__atomic_load_n(&active, __ATOMIC_RELAXED) || !not_active()) {
+	if (__atomic_load_n(&shim_active, __ATOMIC_RELAXED) || !not_active()) {
 		if (guard_enter()) {
 			id = names_intern(name, NULL);
 			guard_leave();
@@ -273,17 +280,17 @@ static void record_events(void)
 
 static void on_fork_child(int recording)
 {
-	__atomic_store_n(&active, recording, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, recording, __ATOMIC_RELEASE);
 }
 
 static void on_end(void)
 {
-	__atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
 }
 
 static void on_resume(void)
 {
-	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
 }
 
 /* Once, from the constructor or from the first marker if another
@@ -296,6 +303,7 @@ static void shim_setup(int argc, char **argv)
 
 	config_load(&config);
 	names_set_limit(config.max_names);
+	functions_setup(config.functions);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,
@@ -319,7 +327,7 @@ static void shim_setup(int argc, char **argv)
 	announce();
 	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
 			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
 	threads_calibrate();
 	errno = saved;
 }

@@ -22,6 +22,8 @@
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
+#include "report_symbols.h"
+#include "symbolize.h"
 
 static void usage(FILE *out)
 {
@@ -204,9 +206,10 @@ static void say_bad(const char *path, char *why)
 }
 
 /* Loads every file, or none: the first bad one is reported. */
-static struct report **load_all(char **path, size_t n, bool raw)
+static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 {
 	struct report **r = xcalloc(n, sizeof(*r));
+	struct symbolizer *sz = symbolize ? symbolizer_new() : NULL;
 	char why[600];
 
 	for (size_t i = 0; i < n; i++) {
@@ -215,10 +218,14 @@ static struct report **load_all(char **path, size_t n, bool raw)
 			while (i-- > 0)
 				report_free(r[i]);
 			free(r);
+			symbolizer_free(sz);
 			return NULL;
 		}
 		r[i]->raw = raw;
+		if (sz)
+			symbols_name_regions(sz, r[i]);
 	}
+	symbolizer_free(sz);
 	return r;
 }
 
@@ -287,7 +294,7 @@ int main(int argc, char **argv)
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;
 	}
-	if (!(files = load_all(argv + is_diff + optind, n, o.raw)))
+	if (!(files = load_all(argv + is_diff + optind, n, o.raw, o.symbolize)))
 		goto out;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* one thread writes: no lock taken per call (millions in an export) */

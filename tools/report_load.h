@@ -109,7 +109,10 @@ struct report {
 	size_t nthreads;
 	struct rep_thread *threads;	/* in rf_thread.index order */
 	size_t nname_ids;
-	const char **names;		/* [rf_name.id]: the text, NULL where none */
+	const char **names;		/* [rf_name.id]: the text, NULL where none;
+					 * an address region's, once named
+					 * (report_name_regions), the symbol's */
+	const struct rf_origin **origins; /* [rf_name.id]: NULL for a marker's */
 	size_t nstacks, nframes;	/* stacks: [rf_stack.id] */
 	struct rep_stack *stacks;
 	const struct rf_stack **stackrec;	/* [rf_stack.id]: the record, or NULL */
@@ -130,6 +133,15 @@ struct report *report_load_mem(const void *buf, size_t len, const char *name, ch
 			       size_t whylen);
 
 void report_free(struct report *r);
+
+/* Where region `id` comes from (enum rf_from). */
+static inline uint32_t rep_source(const struct report *r, uint32_t id)
+{
+	return id < r->nname_ids && r->origins[id] ? r->origins[id]->source : RF_FROM_MARKERS;
+}
+
+/* The module whose mapped range holds pc (an index into modules), or -1. */
+int32_t rep_module_of(const struct report *r, uint64_t pc);
 
 /* Every stack's frames (stacks[id].first indexes them), built on first use. */
 const struct rep_frame *rep_frames(const struct report *r);
