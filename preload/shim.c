@@ -19,6 +19,7 @@
 #include "mapfile.h"
 #include "modules.h"
 #include "names.h"
+#include "openmp.h"
 #include "stacks.h"
 #include "shim.h"
 #include "threads.h"
@@ -304,6 +305,7 @@ static void shim_setup(int argc, char **argv)
 	config_load(&config);
 	names_set_limit(config.max_names);
 	functions_setup(config.functions);
+	openmp_setup(config.openmp);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,

@@ -206,11 +206,17 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	r->end_mono_ns = clock_mono_ns();
 	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu ? UINT64_MAX : cpu - t->start_cpu;
 	store_counts(t);
-	if (self)
+	if (!t->named && self)
 		prctl(PR_GET_NAME, r->name, 0, 0, 0);
-	else
+	else if (!t->named)	/* (threads_name's name is kept) */
 		read_name(t->tid, r->name, sizeof(r->name));
 	__atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+}
+
+void threads_name(struct thread_state *t, const char *name)
+{
+	snprintf(t->rec->name, sizeof(t->rec->name), "%s", name);
+	t->named = 1;
 }
 
 static void finish(struct thread_state *t)

@@ -1,0 +1,329 @@
+/* OpenMP with GCC's libgomp, with no source change: its entry points are
+ * interposed (the real ones found with dlsym(RTLD_NEXT)). A parallel
+ * region runs the outlined function through run_outlined in every thread
+ * of its team, which makes it a region keyed by the outlined function's
+ * address ("solve._omp_fn.0" once the reader names it), followed by its
+ * implicit barrier as a region of its own: run_outlined waits at an
+ * explicit barrier after the function, so the team's own barrier after it
+ * finds everyone there. Barriers, critical sections and their waits, and
+ * taskwaits are regions too: the table shows who waited. Threads are
+ * named by team and number ("omp-0.3"). LLVM's libomp: ompt.c. */
+#include "openmp.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+#include "log.h"
+#include "names.h"
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+typedef void outlined_fn(void *);
+
+static int on;				/* PMCSHIM_OPENMP */
+
+/* The regions with fixed names, interned at their first use. */
+static uint32_t barrier_id, loop_end_id, sections_end_id, critical_id, critical_wait_id,
+	taskwait_id;
+
+/* The real entry point `name` (libgomp's), looked up once. */
+static void *real(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		if (!p) {	/* the program called it: some library defines it */
+			log_error("OpenMP: %s not found after the shim; the program cannot go on",
+				  name);
+			abort();
+		}
+		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+#define REAL(name, type) ((type)real(&real_##name, #name))
+
+static void *real_GOMP_parallel, *real_GOMP_parallel_reductions, *real_GOMP_barrier,
+	*real_GOMP_critical_start, *real_GOMP_critical_end, *real_GOMP_critical_name_start,
+	*real_GOMP_critical_name_end, *real_GOMP_taskwait, *real_GOMP_loop_end,
+	*real_GOMP_sections_end, *real_GOMP_parallel_sections,
+	*real_GOMP_parallel_loop_static, *real_GOMP_parallel_loop_dynamic,
+	*real_GOMP_parallel_loop_guided, *real_GOMP_parallel_loop_nonmonotonic_dynamic,
+	*real_GOMP_parallel_loop_nonmonotonic_guided, *real_GOMP_parallel_loop_runtime,
+	*real_GOMP_parallel_loop_nonmonotonic_runtime,
+	*real_GOMP_parallel_loop_maybe_nonmonotonic_runtime;
+
+/* libgomp's own queries, for the thread names. */
+static int (*get_thread_num)(void), (*get_level)(void), (*get_ancestor)(int);
+
+/* The calling thread's state when OpenMP regions are recorded. */
+static inline struct thread_state *omp_thread(void)
+{
+	struct thread_state *t = shim_thread();
+
+	return t && __atomic_load_n(&on, __ATOMIC_RELAXED) ? t : NULL;
+}
+
+static void begin(struct thread_state *t, uint32_t id, uintptr_t site)
+{
+	if (t && id)
+		regions_begin(&t->rs, &t->ctr, id, site);
+}
+
+static void end(struct thread_state *t, uint32_t id)
+{
+	if (t && id)
+		regions_end(&t->rs, &t->ctr, id);
+}
+
+/* Region ids of an address (the names lock: once per parallel region or
+ * named critical section); 0 when the shim is busy on this thread. */
+static uint32_t addr_id(const char *prefix, const void *addr)
+{
+	uint32_t id = 0;
+
+	if (guard_enter()) {
+		id = names_intern_addr(prefix, (uintptr_t)addr, RF_FROM_OPENMP);
+		guard_leave();
+	}
+	return id;
+}
+
+/* The region of a fixed name, interned the first time (0: the shim is
+ * busy on this thread). */
+static uint32_t fixed_id(uint32_t *slot, const char *name)
+{
+	uint32_t id = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	if (!id && guard_enter()) {
+		id = names_intern_from(name, RF_FROM_OPENMP);
+		guard_leave();
+		__atomic_store_n(slot, id, __ATOMIC_RELAXED);
+	}
+	return id;
+}
+
+#define FIXED(var, name) (t ? fixed_id(&var, name) : 0)
+
+/* --- parallel regions ------------------------------------------------ */
+
+/* What every thread of a team runs instead of the outlined function: on
+ * the encountering thread's stack, which outlives the team. */
+struct outlined {
+	outlined_fn *fn;
+	void *data;
+	uintptr_t site;			/* where the program started the region */
+	uint32_t id, implicit;		/* the region, its implicit barrier */
+};
+
+/* "omp-TEAM.NUM": TEAM is the number, in the enclosing team, of the
+ * thread that started this one (0 at the outermost level). The main
+ * thread keeps its own name. */
+static void name_thread(struct thread_state *t)
+{
+	static __thread int last_team = -1, last_num = -1;
+	int level = get_level ? get_level() : 1;
+	int team = level > 1 && get_ancestor ? get_ancestor(level - 1) : 0;
+	int num = get_thread_num ? get_thread_num() : 0;
+	char name[16];
+
+	if (t->rec->is_main || (team == last_team && num == last_num))
+		return;
+	last_team = team, last_num = num;
+	snprintf(name, sizeof(name), "omp-%d.%d", team, num);
+	threads_name(t, name);
+}
+
+static void run_outlined(void *arg)
+{
+	const struct outlined *o = arg;
+	struct thread_state *t = shim_thread();
+
+	if (t)
+		name_thread(t);
+	begin(t, o->id, o->site);
+	o->fn(o->data);
+	begin(t, o->implicit, o->site);
+	REAL(GOMP_barrier, void (*)(void))();
+	end(t, o->implicit);
+	end(t, o->id);
+}
+
+/* Fills o for a parallel region of fn; false when OpenMP is not recorded
+ * (the real entry point then runs fn itself). */
+static bool wrap(struct outlined *o, outlined_fn *fn, void *data, uintptr_t site)
+{
+	if (!omp_thread())
+		return false;
+	if (!get_thread_num) {
+		*(void **)&get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+		*(void **)&get_ancestor = dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+		*(void **)&get_thread_num = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+	}
+	*o = (struct outlined){ fn, data, site, addr_id("", (const void *)fn),
+				addr_id("omp implicit barrier ", (const void *)fn) };
+	return o->id && o->implicit;
+}
+
+typedef void parallel_fn(outlined_fn *, void *, unsigned, unsigned);
+
+EXPORT void GOMP_parallel(outlined_fn *fn, void *data, unsigned nthreads, unsigned flags)
+{
+	struct outlined o;
+
+	if (wrap(&o, fn, data, CALLER))
+		fn = run_outlined, data = &o;
+	REAL(GOMP_parallel, parallel_fn *)(fn, data, nthreads, flags);
+}
+
+EXPORT unsigned GOMP_parallel_reductions(outlined_fn *fn, void *data, unsigned nthreads,
+					 unsigned flags)
+{
+	struct outlined o;
+
+	if (wrap(&o, fn, data, CALLER))
+		fn = run_outlined, data = &o;
+	return REAL(GOMP_parallel_reductions,
+		    unsigned (*)(outlined_fn *, void *, unsigned, unsigned))(fn, data, nthreads,
+									   flags);
+}
+
+EXPORT void GOMP_parallel_sections(outlined_fn *fn, void *data, unsigned nthreads,
+				   unsigned count, unsigned flags)
+{
+	struct outlined o;
+
+	if (wrap(&o, fn, data, CALLER))
+		fn = run_outlined, data = &o;
+	REAL(GOMP_parallel_sections,
+	     void (*)(outlined_fn *, void *, unsigned, unsigned, unsigned))(fn, data, nthreads,
+									      count, flags);
+}
+
+/* The combined parallel loops: with a chunk size, and the runtime forms
+ * without one. */
+typedef void loop_chunk_fn(outlined_fn *, void *, unsigned, long, long, long, long, unsigned);
+typedef void loop_runtime_fn(outlined_fn *, void *, unsigned, long, long, long, unsigned);
+
+#define LOOP_CHUNK(name)                                                              \
+	EXPORT void name(outlined_fn *fn, void *data, unsigned nthreads, long start,  \
+			 long stop, long incr, long chunk, unsigned flags)            \
+	{                                                                             \
+		struct outlined o;                                                    \
+		if (wrap(&o, fn, data, CALLER))                                       \
+			fn = run_outlined, data = &o;                                 \
+		REAL(name, loop_chunk_fn *)(fn, data, nthreads, start, stop, incr,    \
+					    chunk, flags);                            \
+	}
+#define LOOP_RUNTIME(name)                                                            \
+	EXPORT void name(outlined_fn *fn, void *data, unsigned nthreads, long start,  \
+			 long stop, long incr, unsigned flags)                        \
+	{                                                                             \
+		struct outlined o;                                                    \
+		if (wrap(&o, fn, data, CALLER))                                       \
+			fn = run_outlined, data = &o;                                 \
+		REAL(name, loop_runtime_fn *)(fn, data, nthreads, start, stop, incr,  \
+					      flags);                                 \
+	}
+LOOP_CHUNK(GOMP_parallel_loop_static)
+LOOP_CHUNK(GOMP_parallel_loop_dynamic)
+LOOP_CHUNK(GOMP_parallel_loop_guided)
+LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_dynamic)
+LOOP_CHUNK(GOMP_parallel_loop_nonmonotonic_guided)
+LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* --- waits ------------------------------------------------------------ */
+
+/* A wait as a region: fixed name, keyed by the call site. */
+#define WAIT(name, var, text)                                                         \
+	EXPORT void name(void)                                                        \
+	{                                                                             \
+		struct thread_state *t = omp_thread();                                \
+		uint32_t id = FIXED(var, text);                                       \
+		begin(t, id, CALLER);                                                 \
+		REAL(name, void (*)(void))();                                         \
+		end(t, id);                                                           \
+	}
+WAIT(GOMP_barrier, barrier_id, "omp barrier")
+WAIT(GOMP_loop_end, loop_end_id, "omp loop barrier")
+WAIT(GOMP_sections_end, sections_end_id, "omp sections barrier")
+WAIT(GOMP_taskwait, taskwait_id, "omp taskwait")
+
+/* A critical section: the wait to enter it, then its body, each a
+ * region. */
+EXPORT void GOMP_critical_start(void)
+{
+	struct thread_state *t = omp_thread();
+	uint32_t wait = FIXED(critical_wait_id, "omp critical wait");
+
+	begin(t, wait, CALLER);
+	REAL(GOMP_critical_start, void (*)(void))();
+	end(t, wait);
+	begin(t, FIXED(critical_id, "omp critical"), CALLER);
+}
+
+EXPORT void GOMP_critical_end(void)
+{
+	struct thread_state *t = omp_thread();
+
+	end(t, FIXED(critical_id, "omp critical"));
+	REAL(GOMP_critical_end, void (*)(void))();
+}
+
+/* Named critical sections: keyed by their lock's address, which the
+ * reader names (".gomp_critical_user_NAME"). The ids of the last few
+ * locks a thread met are kept: the names lock once per lock and thread. */
+#define NAMED_CACHE 8
+
+struct named {
+	void **lock;
+	uint32_t wait, body;
+};
+
+static const struct named *named_ids(void **lock)
+{
+	static __thread struct named cache[NAMED_CACHE];
+	struct named *n = &cache[((uintptr_t)lock >> 3) % NAMED_CACHE];
+
+	if (n->lock != lock) {
+		n->wait = addr_id("omp critical wait ", lock);
+		n->body = addr_id("omp critical ", lock);
+		n->lock = n->wait && n->body ? lock : NULL;
+	}
+	return n;
+}
+
+EXPORT void GOMP_critical_name_start(void **lock)
+{
+	struct thread_state *t = omp_thread();
+	const struct named *n = t ? named_ids(lock) : NULL;
+
+	begin(t, n ? n->wait : 0, CALLER);
+	REAL(GOMP_critical_name_start, void (*)(void **))(lock);
+	end(t, n ? n->wait : 0);
+	begin(t, n ? n->body : 0, CALLER);
+}
+
+EXPORT void GOMP_critical_name_end(void **lock)
+{
+	struct thread_state *t = omp_thread();
+	const struct named *n = t ? named_ids(lock) : NULL;
+
+	end(t, n ? n->body : 0);
+	REAL(GOMP_critical_name_end, void (*)(void **))(lock);
+}
+
+void openmp_setup(int enabled)
+{
+	__atomic_store_n(&on, enabled, __ATOMIC_RELEASE);
+}
