@@ -263,7 +263,7 @@ static uint32_t region_of(uintptr_t fn)
 	if (filter.on && !chosen_fn(fn))
 		return 0;
 	modules_note(&fn, 1);	/* a dlopen()ed module: recorded for the reader */
-	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS);
+	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY);
 	return id;
 }
 

@@ -47,7 +47,7 @@ static int grow_index(void)
 struct key {
 	const char *text;
 	size_t len;
-	uint32_t source, prefix;
+	uint32_t source, prefix, addr_kind;
 	uint64_t addr;
 };
 
@@ -79,6 +79,7 @@ static int add_origin(const struct key *k, uint32_t id)
 	o->source = k->source;
 	o->addr = k->addr;
 	o->prefix = k->prefix;
+	o->addr_kind = k->addr_kind;
 	mapfile_publish(o);
 	return 0;
 }
@@ -178,11 +179,12 @@ uint32_t names_intern_from(const char *name, enum rf_from source)
 	return intern(&k, NULL, 0);
 }
 
-uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source)
+uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
+			   enum rf_addr_kind kind)
 {
 	char text[NAMES_MAX_LEN + 1];
 	int n = snprintf(text, sizeof(text), "%.200s%#lx", prefix, (unsigned long)addr);
-	struct key k = { .text = text, .source = source, .addr = addr,
+	struct key k = { .text = text, .source = source, .addr = addr, .addr_kind = kind,
 			 .prefix = (uint32_t)(n - snprintf(NULL, 0, "%#lx", (unsigned long)addr)) };
 
 	return intern(&k, NULL, 0);

@@ -64,42 +64,26 @@ static void *real_GOMP_parallel, *real_GOMP_parallel_reductions, *real_GOMP_barr
 /* libgomp's own queries, for the thread names. */
 static int (*get_thread_num)(void), (*get_level)(void), (*get_ancestor)(int);
 
-/* The calling thread's state when OpenMP regions are recorded. */
-static inline struct thread_state *omp_thread(void)
+struct thread_state *openmp_thread(void)
 {
 	struct thread_state *t = shim_thread();
 
 	return t && __atomic_load_n(&on, __ATOMIC_RELAXED) ? t : NULL;
 }
 
-static void begin(struct thread_state *t, uint32_t id, uintptr_t site)
-{
-	if (t && id)
-		regions_begin(&t->rs, &t->ctr, id, site);
-}
 
-static void end(struct thread_state *t, uint32_t id)
-{
-	if (t && id)
-		regions_end(&t->rs, &t->ctr, id);
-}
-
-/* Region ids of an address (the names lock: once per parallel region or
- * named critical section); 0 when the shim is busy on this thread. */
-static uint32_t addr_id(const char *prefix, const void *addr)
+uint32_t openmp_addr_id(const char *prefix, const void *addr, enum rf_addr_kind kind)
 {
 	uint32_t id = 0;
 
 	if (guard_enter()) {
-		id = names_intern_addr(prefix, (uintptr_t)addr, RF_FROM_OPENMP);
+		id = names_intern_addr(prefix, (uintptr_t)addr, RF_FROM_OPENMP, kind);
 		guard_leave();
 	}
 	return id;
 }
 
-/* The region of a fixed name, interned the first time (0: the shim is
- * busy on this thread). */
-static uint32_t fixed_id(uint32_t *slot, const char *name)
+uint32_t openmp_fixed_id(uint32_t *slot, const char *name)
 {
 	uint32_t id = __atomic_load_n(slot, __ATOMIC_RELAXED);
 
@@ -111,7 +95,7 @@ static uint32_t fixed_id(uint32_t *slot, const char *name)
 	return id;
 }
 
-#define FIXED(var, name) (t ? fixed_id(&var, name) : 0)
+#define FIXED(var, name) (t ? openmp_fixed_id(&var, name) : 0)
 
 /* --- parallel regions ------------------------------------------------ */
 
@@ -124,16 +108,27 @@ struct outlined {
 	uint32_t id, implicit;		/* the region, its implicit barrier */
 };
 
-/* "omp-TEAM.NUM": TEAM is the number, in the enclosing team, of the
- * thread that started this one (0 at the outermost level). The main
- * thread keeps its own name. */
-static void name_thread(struct thread_state *t)
+/* The runtime's queries (libgomp's or libomp's), found once. */
+static void find_queries(void)
+{
+	if (__atomic_load_n(&get_thread_num, __ATOMIC_ACQUIRE))
+		return;
+	*(void **)&get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
+	*(void **)&get_ancestor = dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+	__atomic_store_n((void **)&get_thread_num, dlsym(RTLD_DEFAULT, "omp_get_thread_num"),
+			 __ATOMIC_RELEASE);
+}
+
+void openmp_name_thread(struct thread_state *t)
 {
 	static __thread int last_team = -1, last_num = -1;
-	int level = get_level ? get_level() : 1;
+	int level;
+
+	find_queries();
+	level = get_level ? get_level() : 1;
 	int team = level > 1 && get_ancestor ? get_ancestor(level - 1) : 0;
 	int num = get_thread_num ? get_thread_num() : 0;
-	char name[16];
+	char name[24];
 
 	if (t->rec->is_main || (team == last_team && num == last_num))
 		return;
@@ -148,28 +143,24 @@ static void run_outlined(void *arg)
 	struct thread_state *t = shim_thread();
 
 	if (t)
-		name_thread(t);
-	begin(t, o->id, o->site);
+		openmp_name_thread(t);
+	openmp_begin(t, o->id, o->site);
 	o->fn(o->data);
-	begin(t, o->implicit, o->site);
+	openmp_begin(t, o->implicit, o->site);
 	REAL(GOMP_barrier, void (*)(void))();
-	end(t, o->implicit);
-	end(t, o->id);
+	openmp_end(t, o->implicit);
+	openmp_end(t, o->id);
 }
 
 /* Fills o for a parallel region of fn; false when OpenMP is not recorded
  * (the real entry point then runs fn itself). */
 static bool wrap(struct outlined *o, outlined_fn *fn, void *data, uintptr_t site)
 {
-	if (!omp_thread())
+	if (!openmp_thread())
 		return false;
-	if (!get_thread_num) {
-		*(void **)&get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
-		*(void **)&get_ancestor = dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
-		*(void **)&get_thread_num = dlsym(RTLD_DEFAULT, "omp_get_thread_num");
-	}
-	*o = (struct outlined){ fn, data, site, addr_id("", (const void *)fn),
-				addr_id("omp implicit barrier ", (const void *)fn) };
+	*o = (struct outlined){ fn, data, site, openmp_addr_id("", (const void *)fn, RF_ADDR_ENTRY),
+				openmp_addr_id("omp implicit barrier ", (const void *)fn,
+					       RF_ADDR_ENTRY) };
 	return o->id && o->implicit;
 }
 
@@ -248,11 +239,11 @@ LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 #define WAIT(name, var, text)                                                         \
 	EXPORT void name(void)                                                        \
 	{                                                                             \
-		struct thread_state *t = omp_thread();                                \
+		struct thread_state *t = openmp_thread();                                \
 		uint32_t id = FIXED(var, text);                                       \
-		begin(t, id, CALLER);                                                 \
+		openmp_begin(t, id, CALLER);                                                 \
 		REAL(name, void (*)(void))();                                         \
-		end(t, id);                                                           \
+		openmp_end(t, id);                                                           \
 	}
 WAIT(GOMP_barrier, barrier_id, "omp barrier")
 WAIT(GOMP_loop_end, loop_end_id, "omp loop barrier")
@@ -263,20 +254,20 @@ WAIT(GOMP_taskwait, taskwait_id, "omp taskwait")
  * region. */
 EXPORT void GOMP_critical_start(void)
 {
-	struct thread_state *t = omp_thread();
+	struct thread_state *t = openmp_thread();
 	uint32_t wait = FIXED(critical_wait_id, "omp critical wait");
 
-	begin(t, wait, CALLER);
+	openmp_begin(t, wait, CALLER);
 	REAL(GOMP_critical_start, void (*)(void))();
-	end(t, wait);
-	begin(t, FIXED(critical_id, "omp critical"), CALLER);
+	openmp_end(t, wait);
+	openmp_begin(t, FIXED(critical_id, "omp critical"), CALLER);
 }
 
 EXPORT void GOMP_critical_end(void)
 {
-	struct thread_state *t = omp_thread();
+	struct thread_state *t = openmp_thread();
 
-	end(t, FIXED(critical_id, "omp critical"));
+	openmp_end(t, FIXED(critical_id, "omp critical"));
 	REAL(GOMP_critical_end, void (*)(void))();
 }
 
@@ -285,42 +276,43 @@ EXPORT void GOMP_critical_end(void)
  * locks a thread met are kept: the names lock once per lock and thread. */
 #define NAMED_CACHE 8
 
-struct named {
-	void **lock;
-	uint32_t wait, body;
-};
-
-static const struct named *named_ids(void **lock)
+const struct openmp_critical *openmp_critical_ids(const void *key, enum rf_addr_kind kind)
 {
-	static __thread struct named cache[NAMED_CACHE];
-	struct named *n = &cache[((uintptr_t)lock >> 3) % NAMED_CACHE];
+	static __thread struct openmp_critical cache[NAMED_CACHE];
+	struct openmp_critical *n = &cache[((uintptr_t)key >> 3) % NAMED_CACHE];
 
-	if (n->lock != lock) {
-		n->wait = addr_id("omp critical wait ", lock);
-		n->body = addr_id("omp critical ", lock);
-		n->lock = n->wait && n->body ? lock : NULL;
+	if (n->key != key || n->kind != kind) {
+		n->wait = openmp_addr_id("omp critical wait ", key, kind);
+		n->body = openmp_addr_id("omp critical ", key, kind);
+		n->key = n->wait && n->body ? key : NULL;
+		n->kind = kind;
 	}
 	return n;
 }
 
 EXPORT void GOMP_critical_name_start(void **lock)
 {
-	struct thread_state *t = omp_thread();
-	const struct named *n = t ? named_ids(lock) : NULL;
+	struct thread_state *t = openmp_thread();
+	const struct openmp_critical *n = t ? openmp_critical_ids(lock, RF_ADDR_ENTRY) : NULL;
 
-	begin(t, n ? n->wait : 0, CALLER);
+	openmp_begin(t, n ? n->wait : 0, CALLER);
 	REAL(GOMP_critical_name_start, void (*)(void **))(lock);
-	end(t, n ? n->wait : 0);
-	begin(t, n ? n->body : 0, CALLER);
+	openmp_end(t, n ? n->wait : 0);
+	openmp_begin(t, n ? n->body : 0, CALLER);
 }
 
 EXPORT void GOMP_critical_name_end(void **lock)
 {
-	struct thread_state *t = omp_thread();
-	const struct named *n = t ? named_ids(lock) : NULL;
+	struct thread_state *t = openmp_thread();
+	const struct openmp_critical *n = t ? openmp_critical_ids(lock, RF_ADDR_ENTRY) : NULL;
 
-	end(t, n ? n->body : 0);
+	openmp_end(t, n ? n->body : 0);
 	REAL(GOMP_critical_name_end, void (*)(void **))(lock);
+}
+
+int openmp_enabled(void)
+{
+	return __atomic_load_n(&on, __ATOMIC_ACQUIRE);
 }
 
 void openmp_setup(int enabled)

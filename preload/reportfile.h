@@ -187,13 +187,20 @@ enum rf_from {
  * "PREFIX0xADDR": what a reader without symbols shows; one with symbols
  * shows its first `prefix` bytes followed by the symbol's name. Appended
  * just before its RF_NAME record. */
+enum rf_addr_kind {
+	RF_ADDR_ENTRY = 0,		/* a function's entry (or a variable): the
+					 * symbol that holds it, "solve._omp_fn.0" */
+	RF_ADDR_CALL = 1,		/* a return address: named as a stack frame
+					 * is, "solve (solve.c:31)" */
+};
+
 struct rf_origin {
 	struct rf_record r;
 	uint32_t id;			/* rf_name.id */
 	uint32_t source;		/* enum rf_from */
 	uint64_t addr;			/* 0: the region is its name */
 	uint32_t prefix;		/* with addr: bytes of text before the address */
-	uint32_t pad;
+	uint32_t addr_kind;		/* enum rf_addr_kind */
 };
 
 enum rf_stack_method {

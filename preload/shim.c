@@ -286,6 +286,7 @@ static void on_fork_child(int recording)
 
 static void on_end(void)
 {
+	ompt_check_started();
 	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
 }
 

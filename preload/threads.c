@@ -4,6 +4,7 @@
  * thread's own code runs. A thread's memory comes from its own arena and
  * goes when it ends; its RF_THREAD record and sites stay in the file. */
 #include "threads.h"
+#include "openmp.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -222,9 +223,11 @@ void threads_name(struct thread_state *t, const char *name)
 static void finish(struct thread_state *t)
 {
 	int saved = errno;
-	int entered = guard_enter();
+	int entered;
 	struct arena own = t->own;
 
+	ompt_thread_finish(t);	/* before the guard: it ends regions */
+	entered = guard_enter();
 	threads_tls = NULL;
 	tls_phase = TLS_DONE;
 	if (entered)

@@ -188,9 +188,11 @@ void symbols_name_regions(struct symbolizer *sz, struct report *r)
 		int32_t m = o && o->addr ? rep_module_of(r, o->addr) : -1;
 		const struct rep_module *mod = m >= 0 ? &r->modules[m] : NULL;
 
-		if (!mod ||
-		    !symbolize_symbol(sz, mod->path, mod->build_id, o->addr - mod->base, sym,
-				      sizeof(sym)))
+		if (!mod || !(o->addr_kind == RF_ADDR_CALL ?
+			      symbolize(sz, mod->path, mod->build_id, o->addr - mod->base, sym,
+					sizeof(sym), NULL) != SYM_MODULE :
+			      symbolize_symbol(sz, mod->path, mod->build_id, o->addr - mod->base,
+					       sym, sizeof(sym))))
 			continue;
 		snprintf(text, sizeof(text), "%.*s%s", (int)o->prefix, r->names[id], sym);
 		r->names[id] = pool_strdup(&r->pool, text);
