@@ -45,7 +45,8 @@ all: $(B)/.deps-ok $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 # apt-get line to run. `make check-deps` checks again; `make deps` installs.
 DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev libpfm4-dev
 RUN_DEB_DEPS := libunwind8 libpfm4 gcc g++ make
-TEST_DEB_DEPS := pkg-config man-db qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
+TEST_DEB_DEPS := pkg-config man-db qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio \
+	clang libomp-dev
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
 $(B)/.deps-ok: Makefile tools/deps.sh
@@ -92,6 +93,7 @@ include tools/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
+include tests/sources/sources.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

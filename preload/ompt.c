@@ -11,7 +11,7 @@
  *
  * The few OMPT declarations used are written out from the specification
  * (the shim is built without LLVM's omp-tools.h). */
-#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,12 +272,21 @@ EXPORT struct ompt_start_tool_result *ompt_start_tool(unsigned version, const ch
 	return openmp_thread() ? &tool : NULL;
 }
 
+static int is_libomp(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+
+	(void)size, (void)arg;
+	return base && (!strncmp(base, "/libomp.so", 10) || !strncmp(base, "/libiomp5.so", 12));
+}
+
+/* (not dlsym: a failed look-up leaves dlerror state behind) */
 void ompt_check_started(void)
 {
 	const char *why = getenv("OMP_TOOL");
 
 	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) || !openmp_enabled() ||
-	    !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))	/* libomp is not loaded */
+	    !dl_iterate_phdr(is_libomp, NULL))
 		return;
 	log_error("OpenMP: the runtime (libomp) did not start the shim's OMPT tool%s: its "
 		  "parallel regions were not recorded", why && !strcmp(why, "disabled") ?
