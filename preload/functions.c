@@ -308,8 +308,12 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	id = known((uintptr_t)fn);
 	if (unlikely(id == UNSEEN))
 		id = first_call((uintptr_t)fn);
+	/* at depth > 0 the stack from the function itself (its call site
+	 * is the next frame): a walk must find the shim's frames returning
+	 * to the call site it is given */
 	if (id)
-		regions_begin(&t->rs, &t->ctr, id, (uintptr_t)site);
+		regions_begin(&t->rs, &t->ctr, id, t->rs.depth ? (uintptr_t)__builtin_return_address(0)
+							      : (uintptr_t)site);
 }
 
 /* A function not met at its entry (it began before recording did) is

@@ -130,7 +130,7 @@ static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
 		close_task(t);	/* a task left open (nested teams reuse threads) */
 		openmp_name_thread(t);
 		task_open = (uint32_t)parallel->value;
-		openmp_begin(t, task_open, 0);
+		openmp_begin(t, task_open, OPENMP_SITE(t, 0));
 	} else if (endpoint == SCOPE_END) {
 		close_task(t);
 	}
@@ -148,7 +148,7 @@ static void on_sync_region(int kind, int endpoint, ompt_data *parallel, ompt_dat
 	if (kind == SYNC_BARRIER_IMPLICIT || kind == SYNC_BARRIER_IMPLICIT_PARALLEL) {
 		if (endpoint == SCOPE_BEGIN && task_open && parallel) {
 			barrier_open = (uint32_t)(parallel->value >> 32);
-			openmp_begin(t, barrier_open, (uintptr_t)site);
+			openmp_begin(t, barrier_open, OPENMP_SITE(t, site));
 		} else if (endpoint == SCOPE_END) {
 			openmp_end(t, barrier_open);
 			barrier_open = 0;
@@ -158,7 +158,7 @@ static void on_sync_region(int kind, int endpoint, ompt_data *parallel, ompt_dat
 	if (!sync_names[kind] || !(id = openmp_fixed_id(&sync_ids[kind], sync_names[kind])))
 		return;
 	if (endpoint == SCOPE_BEGIN)
-		openmp_begin(t, id, (uintptr_t)site);
+		openmp_begin(t, id, OPENMP_SITE(t, site));
 	else if (endpoint == SCOPE_END)
 		openmp_end(t, id);
 }
@@ -174,7 +174,7 @@ static void on_work(int kind, int endpoint, ompt_data *parallel, ompt_data *task
 	    !(id = openmp_fixed_id(&work_ids[kind], work_names[kind])))
 		return;
 	if (endpoint == SCOPE_BEGIN)
-		openmp_begin(t, id, (uintptr_t)site);
+		openmp_begin(t, id, OPENMP_SITE(t, site));
 	else if (endpoint == SCOPE_END)
 		openmp_end(t, id);
 }
@@ -202,7 +202,7 @@ static void on_mutex_acquire(int kind, unsigned hint, unsigned impl, uint64_t lo
 	c = openmp_critical_ids(site, RF_ADDR_CALL);
 	critical_open[ncritical].lock = lock;
 	critical_open[ncritical++].ids = c;
-	openmp_begin(t, c->wait, (uintptr_t)site);
+	openmp_begin(t, c->wait, OPENMP_SITE(t, site));
 }
 
 /* The innermost critical section of this lock the thread has open, or -1. */
@@ -223,7 +223,7 @@ static void on_mutex_acquired(int kind, uint64_t lock, const void *site)
 	if (k < 0)
 		return;
 	openmp_end(t, critical_open[k].ids->wait);
-	openmp_begin(t, critical_open[k].ids->body, (uintptr_t)site);
+	openmp_begin(t, critical_open[k].ids->body, OPENMP_SITE(t, site));
 }
 
 static void on_mutex_released(int kind, uint64_t lock, const void *site)

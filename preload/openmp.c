@@ -144,9 +144,9 @@ static void run_outlined(void *arg)
 
 	if (t)
 		openmp_name_thread(t);
-	openmp_begin(t, o->id, o->site);
+	openmp_begin(t, o->id, OPENMP_SITE(t, o->site));
 	o->fn(o->data);
-	openmp_begin(t, o->implicit, o->site);
+	openmp_begin(t, o->implicit, OPENMP_SITE(t, o->site));
 	REAL(GOMP_barrier, void (*)(void))();
 	openmp_end(t, o->implicit);
 	openmp_end(t, o->id);

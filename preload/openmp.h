@@ -27,6 +27,13 @@ int openmp_enabled(void);
 /* The calling thread's state when OpenMP regions are recorded, else NULL. */
 struct thread_state *openmp_thread(void);
 
+/* The call site a region is keyed by: `given` (where the program called
+ * the runtime) at depth 0; at depth > 0 the caller of the function that
+ * expands this, from which the stack walk goes on upwards (a walk must
+ * find the shim's frames returning to its call site). */
+#define OPENMP_SITE(t, given) \
+	((t) && (t)->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)(given))
+
 static inline void openmp_begin(struct thread_state *t, uint32_t id, uintptr_t site)
 {
 	if (t && id)

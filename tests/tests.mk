@@ -109,7 +109,13 @@ $(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
-bench: all $(B)/bench-markers
+# A function call under -finstrument-functions against a call of a
+# function with a marker pair, at the same depth.
+$(B)/bench-functions: tests/bench/functions.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -finstrument-functions -Iinclude \
+	  -o $@ $< -ldl
+
+bench: all $(B)/bench-markers $(B)/bench-functions
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
@@ -124,6 +130,11 @@ bench: all $(B)/bench-markers
 	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@echo; echo "== -finstrument-functions: cost per instrumented call against a marker pair"
+	@for cfg in PMCSHIM_STACK_DEPTH=0 PMCSHIM_STACK_DEPTH=8 \
+	    "PMCSHIM_STACK_DEPTH=0 PMCSHIM_FUNCTIONS=main"; do echo; echo "$$cfg:"; \
+	  env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
+	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-functions 2>/dev/null; done
 	@rm -rf $(B)/tmp/bench
 
 # Memory per marking thread: 1000 live threads, without the shim, then
