@@ -18,12 +18,15 @@
 #include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "clock.h"
 #include "guard.h"
 #include "log.h"
 #include "modules.h"
@@ -53,14 +56,19 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned used, nchosen;
 static int full_said;
 
-/* PMCSHIM_FUNCTIONS, parsed: names and regular expressions. */
+/* PMCSHIM_FUNCTIONS, parsed: names and regular expressions, and the
+ * shortest call kept. */
 static struct {
 	int on;				/* a filter was given */
+	uint64_t min_ns;		/* min=: shorter calls folded, 0: none */
 	char text[SPEC_MAX];		/* the names point into it */
 	const char *names[SPEC_MAX / 2];
 	int nnames, nres;
 	regex_t res[RES_MAX];
 } filter;
+
+/* min= in ticks, once a function is met (0: no folding). */
+static uint64_t fold_ticks;
 
 /* Modules whose symbols were read (by their link map). */
 static const void *read_modules[MODULES_MAX];
@@ -99,6 +107,25 @@ static inline uint32_t known(uintptr_t fn)
 
 /* --- the filter ----------------------------------------------------- */
 
+/* min=DURATION: a whole number with ns, us, ms or s. */
+static int parse_min(const char *v, char *why, size_t len)
+{
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	for (size_t i = 0; end != v && !errno && *v != '-' && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && n > 0 && n <= UINT64_MAX / units[i].ns / 4) {
+			filter.min_ns = n * units[i].ns;
+			return 0;
+		}
+	snprintf(why, len, "min=%s: want a duration such as 500ns, 20us, 5ms, 1s", v);
+	return -1;
+}
+
 /* One item of the list; -1 with why. */
 static int parse_item(char *item, char *why, size_t len)
 {
@@ -106,6 +133,8 @@ static int parse_item(char *item, char *why, size_t len)
 	char msg[128];
 	int err;
 
+	if (!strncmp(item, "min=", 4))
+		return parse_min(item + 4, why, len);
 	if (n >= 2 && item[0] == '/' && item[n - 1] == '/') {
 		item[n - 1] = '\0';
 		if (filter.nres == RES_MAX) {
@@ -136,8 +165,9 @@ static void filter_clear(void)
 	memset(&filter, 0, sizeof(filter));
 }
 
-/* NAME,NAME,/REGEX/,...: the functions recorded. A bad list gets one line
- * and every function is recorded. */
+/* NAME,NAME,/REGEX/,...,min=DURATION: the functions recorded (all when no
+ * name nor regex is given), and the shortest call counted. A bad list
+ * gets one line and every function is recorded, every call counted. */
 static void filter_parse(const char *spec)
 {
 	char *save, *item, why[256];
@@ -158,6 +188,22 @@ static void filter_parse(const char *spec)
 		}
 	}
 	filter.on = filter.nnames || filter.nres;
+}
+
+/* min= in ticks: the tick rate against CLOCK_MONOTONIC since the process
+ * started (at least 2 ms of it: waited for here, once). */
+static void set_fold_ticks(void)
+{
+	uint64_t ns = clock_mono_ns() - clock_start_mono_ns(), ticks;
+	struct timespec ts = { 0, 2000000 };
+
+	if (ns < 2000000) {
+		nanosleep(&ts, NULL);
+		ns = clock_mono_ns() - clock_start_mono_ns();
+	}
+	ticks = arch_ticks() - clock_start_ticks();
+	__atomic_store_n(&fold_ticks, (uint64_t)((double)filter.min_ns * ticks / ns) + 1,
+			 __ATOMIC_RELEASE);
 }
 
 static int name_chosen(const char *name)
@@ -277,6 +323,8 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 	if (!guard_enter())
 		return 0;
 	pthread_mutex_lock(&lock);
+	if (filter.min_ns && !fold_ticks)
+		set_fold_ticks();
 	if (!table)
 		__atomic_store_n(&table, arena_pages(SLOTS * sizeof(*table)), __ATOMIC_RELEASE);
 	if (table && (s = slot_of(table, fn)) && used < SLOTS / 2) {
@@ -321,10 +369,15 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
+	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
 	uint32_t id;
 
 	(void)site;
-	if (t && (id = known((uintptr_t)fn)) && id != UNSEEN)
+	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
+		return;
+	if (fold)
+		regions_end_fold(&t->rs, &t->ctr, id, fold);
+	else
 		regions_end(&t->rs, &t->ctr, id);
 }
 

@@ -687,7 +687,10 @@ static void build_scope(struct model *m, enum scope sc)
 			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
 			uint32_t region = t->regmap[site->region];
 
-			if (!m->selected[region])
+			/* a function whose calls were all folded into their callers
+			 * (PMCSHIM_FUNCTIONS min=) has nothing to show */
+			if (!m->selected[region] ||
+			    (!site->calls && m->source[region] == RF_FROM_FUNCTIONS))
 				continue;
 			add_row(m, region_group(m, &regs, direct, m->nregions, region, scope), t, j);
 			if (m->stackmap)

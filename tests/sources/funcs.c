@@ -1,8 +1,11 @@
 /* A program built with -finstrument-functions, no markers: fib(15) is
  * 1973 calls of fib, each of leaf() and twice() is called a known number
- * of times, and the output does not depend on the shim. */
+ * of times, and the output does not depend on the shim. With "slow",
+ * also 3 calls of slow(), 60 ms each (PMCSHIM_FUNCTIONS=min=50ms keeps
+ * them and main, and folds the others, each far shorter). */
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static volatile int sink;
 
@@ -22,13 +25,23 @@ __attribute__((noinline)) static void twice(int i)
 	leaf(i + 1);
 }
 
+__attribute__((noinline)) static void slow(void)
+{
+	struct timespec ts = { 0, 60000000 };
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 15;
+	int n = 15;
 	int r = fib(n);
 
 	for (int i = 0; i < 100; i++)
 		twice(i);
+	for (int i = 0; argc > 1 && !strcmp(argv[1], "slow") && i < 3; i++)
+		slow();
 	printf("fib(%d) = %d, sink %d\n", n, r, sink);
 	return r == 610 ? 0 : 3;
 }

@@ -92,6 +92,18 @@ else
 	result functions_bad_list fail "calls: $got" "$(cat "$tmp/badlist.err")"
 fi
 
+# min=: calls shorter than 50 ms are folded into their callers (the
+# others last far less than that, slow() 60 ms), and the exclusive times
+# still add up to main's inclusive time (one ns per row: rounding)
+PMCSHIM_FUNCTIONS=min=50ms shim fold "$S/funcs" slow
+csv fold
+got=$(calls_of fold)
+sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	{ n++; ex += $h["wall_excl_ns"]; if ($h["region"] == "main") inc = $h["wall_incl_ns"] }
+	END { d = ex - inc; if (d < 0) d = -d; print (d <= n && inc > 180000000) ? "ok" : ex " vs " inc }' "$tmp/fold.csv")
+[ $rc = 0 ] && [ "$got" = "main=1 slow=3 " ] && [ "$sum" = ok ] && result functions_min_time ok ||
+	result functions_min_time fail "exit $rc; calls: $got; sums: $sum" "$(head -3 "$tmp/fold.err")"
+
 plain=$("$S/funcs"); prc=$?
 if [ $prc = 0 ] && [ "$plain" = "$(cat "$tmp/funcs.out")" ] && [ "$plain" = "fib(15) = 610, sink 10000" ]; then
 	result functions_without_shim ok
