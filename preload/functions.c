@@ -107,17 +107,24 @@ static inline uint32_t known(uintptr_t fn)
 
 /* --- the filter ----------------------------------------------------- */
 
+/* v starts with a digit (strtoull would take a sign). */
+static int end_of_number(const char *v)
+{
+	return *v >= '0' && *v <= '9';
+}
+
 /* min=DURATION: a whole number with ns, us, ms or s. */
 static int parse_min(const char *v, char *why, size_t len)
 {
 	static const struct { const char *unit; uint64_t ns; } units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	size_t nunits = end_of_number(v) ? sizeof(units) / sizeof(units[0]) : 0;
 	char *end;
 	unsigned long long n;
 
 	errno = 0;
 	n = strtoull(v, &end, 10);
-	for (size_t i = 0; end != v && !errno && *v != '-' && i < sizeof(units) / sizeof(units[0]); i++)
+	for (size_t i = 0; end != v && !errno && i < nunits; i++)
 		if (!strcmp(end, units[i].unit) && n > 0 && n <= UINT64_MAX / units[i].ns / 4) {
 			filter.min_ns = n * units[i].ns;
 			return 0;
@@ -183,7 +190,8 @@ static void filter_parse(const char *spec)
 	for (item = strtok_r(filter.text, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		if (parse_item(item, why, sizeof(why)) != 0) {
 			filter_clear();
-			log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", spec, why);
+			log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", spec,
+				  why);
 			return;
 		}
 	}
@@ -349,6 +357,7 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
+	uintptr_t from;
 	uint32_t id;
 
 	if (!t)
@@ -356,12 +365,13 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	id = known((uintptr_t)fn);
 	if (unlikely(id == UNSEEN))
 		id = first_call((uintptr_t)fn);
+	if (!id)
+		return;
 	/* at depth > 0 the stack from the function itself (its call site
 	 * is the next frame): a walk must find the shim's frames returning
 	 * to the call site it is given */
-	if (id)
-		regions_begin(&t->rs, &t->ctr, id, t->rs.depth ? (uintptr_t)__builtin_return_address(0)
-							      : (uintptr_t)site);
+	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
+	regions_begin(&t->rs, &t->ctr, id, from);
 }
 
 /* A function not met at its entry (it began before recording did) is

@@ -18,9 +18,9 @@ $(B)/tests/apps:
 	mkdir -p $@
 
 # Unit tests link the modules, not the entry points (constructor,
-# interposed pthread_create).
+# interposed pthread_create, the compiler's and OpenMP's hooks).
 UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o $(B)/shim/calibrate.o \
-	$(B)/shim/ending.o,$(SHIM_OBJS))
+	$(B)/shim/ending.o $(B)/shim/functions.o $(B)/shim/openmp.o $(B)/shim/ompt.o,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJS) -ldl -lm

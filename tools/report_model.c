@@ -135,8 +135,9 @@ static void map_threads_and_regions(struct model *m)
 										    (uint32_t)id);
 	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
 	for (size_t i = 0; i < m->nregions; i++) {
-		m->selected[i] = (!m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0)) &&
-				 (!m->o->sources || (m->o->sources >> m->source[i] & 1));
+		bool re = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
+
+		m->selected[i] = re && (!m->o->sources || (m->o->sources >> m->source[i] & 1));
 		m->show_source |= m->selected[i] && m->source[i] != RF_FROM_MARKERS;
 	}
 }
@@ -420,7 +421,8 @@ void model_free(struct model *m)
 		free(g->s), free(g->sub), free(g);
 	}
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
-	free(m->threads), free(m->regions), free(m->selected), free(m->source), free(m->ev), free(m->evmap);
+	free(m->threads), free(m->regions), free(m->selected), free(m->source);
+	free(m->ev), free(m->evmap);
 	free(m->file_total);
 	symbols_free(m->sym);
 	free(m);
