@@ -2,7 +2,10 @@
  * 1973 calls of fib, each of leaf() and twice() is called a known number
  * of times, and the output does not depend on the shim. With "slow",
  * also 3 calls of slow(), 60 ms each (PMCSHIM_FUNCTIONS=min=50ms keeps
- * them and main, and folds the others, each far shorter). */
+ * them and main, and folds the others, each far shorter). With "threads",
+ * 4 threads also run fib(12) (465 calls each) at once: functions met
+ * first by several threads together. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -33,11 +36,33 @@ __attribute__((noinline)) static void slow(void)
 		;
 }
 
+static void *worker(void *arg)
+{
+	*(int *)arg = fib(12);
+	return NULL;
+}
+
+static int threads(void)
+{
+	pthread_t t[4];
+	int r[4], ok = 1;
+
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, &r[i]);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ok &= r[i] == 144;
+	}
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	int n = 15;
 	int r = fib(n);
 
+	if (argc > 1 && !strcmp(argv[1], "threads") && !threads())
+		return 4;
 	for (int i = 0; i < 100; i++)
 		twice(i);
 	for (int i = 0; argc > 1 && !strcmp(argv[1], "slow") && i < 3; i++)

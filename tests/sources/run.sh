@@ -106,6 +106,22 @@ sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 [ $rc = 0 ] && [ "$got" = "main=1 slow=3 " ] && [ "$sum" = ok ] && result functions_min_time ok ||
 	result functions_min_time fail "exit $rc; calls: $got; sums: $sum" "$(head -3 "$tmp/fold.err")"
 
+# threads: 4 threads meet fib at once (per thread: fib=465, worker=1)
+# per_thread_calls NAME: "NxREGION=CALLS,...": how many threads other
+# than the main one have those calls
+per_thread_calls() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["tid"] != $h["pid"] { print $h["tid"] " " $h["region"] "=" $h["calls"] }' \
+		"$tmp/$1.csv" | sort | awk '{ c[$1] = c[$1] $2 "," }
+		END { for (t in c) print c[t] }' | sort | uniq -c | awk '{ print $1 "x" $2 }'
+}
+
+shim threads "$S/funcs" threads
+csv threads --threads
+got=$(per_thread_calls threads)
+[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result functions_threads ok ||
+	result functions_threads fail "exit $rc; $got" "$(head -3 "$tmp/threads.err")"
+
 plain=$("$S/funcs"); prc=$?
 if [ $prc = 0 ] && [ "$plain" = "$(cat "$tmp/funcs.out")" ] && [ "$plain" = "fib(15) = 610, sink 10000" ]; then
 	result functions_without_shim ok
@@ -215,7 +231,20 @@ else
 	done
 fi
 
-# --- the same under the ASan+UBSan shim ----------------------------------------
+# --- the same under the sanitizers ---------------------------------------------
+
+if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
+	# (frame-pointer stacks, as tests/run.sh's TSan suite: libunwind's
+	# thread-exit destructor is not TSan-safe)
+	PMCSHIM_STACK_METHOD=fp TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_threads "$B/tsan/sources/funcs" threads
+	csv tsan_threads --threads
+	got=$(per_thread_calls tsan_threads)
+	[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result tsan_functions_threads ok ||
+		result tsan_functions_threads fail "exit $rc; $got" "$(head -20 "$tmp/tsan_threads.err")"
+else
+	result tsan_functions_threads "skip:no TSan shim or TSan build of the program"
+fi
 
 CC=${CC:-cc}
 asan_rt=$($CC -print-file-name=libasan.so)

@@ -7,7 +7,13 @@ $(B)/tests/sources:
 	mkdir -p $@
 
 $(B)/tests/sources/funcs: tests/sources/funcs.c | $(B)/tests/sources
-	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions -o $@ $<
+
+# The same under TSan (with the TSan shim: the functions' table is read
+# without a lock while threads add to it).
+$(B)/tsan/sources/funcs: tests/sources/funcs.c
+	mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions $(TSAN_FLAGS) -o $@ $<
 
 $(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
@@ -20,5 +26,6 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
 TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/pmcshim-report \
+	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh
