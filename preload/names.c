@@ -14,10 +14,15 @@
 #include "log.h"
 #include "mapfile.h"
 
+struct entry {
+	const struct rf_name *rec;
+	uint32_t source;		/* enum rf_from */
+};
+
 static struct arena arena;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct index table;		/* of struct entry */
-static const struct rf_name **by_id;	/* by_id[id - 1] */
+static const struct entry **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
 static uint32_t own;			/* of count, the shim's own: not limited */
 static uint32_t limit = CONFIG_DEFAULT_MAX_NAMES;
@@ -31,7 +36,7 @@ void names_set_limit(uint32_t max)
 static int grow_index(void)
 {
 	uint32_t cap = capacity ? capacity * 2 : 256;
-	const struct rf_name **p = arena_alloc(&arena, cap * sizeof(*p));
+	const struct entry **p = arena_alloc(&arena, cap * sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -51,10 +56,6 @@ struct key {
 	uint64_t addr;
 };
 
-struct entry {
-	const struct rf_name *rec;
-	uint32_t source;
-};
 
 static int same_name(const void *item, const void *key, size_t len)
 {
@@ -99,8 +100,8 @@ static const struct rf_name *add(const struct key *k, uint64_t hash)
 	rec->len = (uint32_t)k->len;
 	memcpy(rec->text, k->text, k->len);
 	mapfile_publish(rec);
-	by_id[count++] = rec;
 	*e = (struct entry){ rec, k->source };
+	by_id[count++] = e;
 	index_add(&table, &arena, hash, e);	/* reserved: cannot fail */
 	return rec;
 }
@@ -196,9 +197,20 @@ const char *names_get(uint32_t id)
 
 	pthread_mutex_lock(&lock);
 	if (id >= 1 && id <= count)
-		s = by_id[id - 1]->text;
+		s = by_id[id - 1]->rec->text;
 	pthread_mutex_unlock(&lock);
 	return s;
+}
+
+uint32_t names_source(uint32_t id)
+{
+	uint32_t source = RF_FROM_MARKERS;
+
+	pthread_mutex_lock(&lock);
+	if (id >= 1 && id <= count)
+		source = by_id[id - 1]->source;
+	pthread_mutex_unlock(&lock);
+	return source;
 }
 
 void names_lock(void)

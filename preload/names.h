@@ -42,6 +42,9 @@ void names_set_limit(uint32_t max);
 /* The name of an id, or "?"; takes the lock. */
 const char *names_get(uint32_t id);
 
+/* The source of an id (enum rf_from); takes the lock. */
+uint32_t names_source(uint32_t id);
+
 void names_lock(void);
 void names_unlock(void);
 

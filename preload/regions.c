@@ -661,15 +661,24 @@ void regions_end_name(struct region_state *rs, struct counters *c, const char *n
 	rs->markers->end_name(rs, c, name);
 }
 
-void regions_finish(struct region_state *rs)
+void regions_finish(struct region_state *rs, struct counters *c)
 {
 	uint64_t dropped = __atomic_exchange_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
+	uint64_t now[VALUES_MAX];
+	struct frame_times times;
 
 	if (dropped)
 		regions_record_error(rs, RF_ERR_REENTRANT, 0, 0, dropped);
+	read_values(rs, c, now, &times);
 	while (rs->nframes > 0) {
-		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT,
-				     frame_at(rs, rs->nframes - 1)->region, 0, 1);
+		uint32_t id = frame_at(rs, rs->nframes - 1)->region;
+
+		/* a function the program left by exit(): it ends there */
+		if (names_source(id) == RF_FROM_FUNCTIONS) {
+			close_top(rs, now, rs->coverage ? &times : NULL, rs->nv);
+			continue;
+		}
+		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT, id, 0, 1);
 		drop_top(rs);
 	}
 }

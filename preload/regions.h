@@ -98,9 +98,10 @@ void regions_begin_name(struct region_state *rs, struct counters *c, const char 
 			uintptr_t caller);
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
 
-/* Thread end: regions still open become errors, and so do the markers
- * dropped while the shim was busy. */
-void regions_finish(struct region_state *rs);
+/* Thread end: regions still open become errors (functions still open,
+ * left by exit() or the thread's end, end now: c reads the values), and
+ * so do the markers dropped while the shim was busy. */
+void regions_finish(struct region_state *rs, struct counters *c);
 /* Free the thread's index memory (its sites stay in the file). */
 void regions_release(struct region_state *rs);
 /* Fork child: the file is a copy now; re-base open regions on the child's

@@ -231,7 +231,7 @@ static void finish(struct thread_state *t)
 	threads_tls = NULL;
 	tls_phase = TLS_DONE;
 	if (entered)
-		regions_finish(&t->rs);
+		regions_finish(&t->rs, &t->ctr);
 	unregister_thread(t);
 	store_totals(t, 1, RF_T_EXITED);
 	counters_close(&t->ctr);
@@ -266,7 +266,7 @@ void threads_end_process(int close_open)
 	/* Busy: the process ends from a signal handler that interrupted the
 	 * shim on this thread; its regions are mid-update, leave them. */
 	if (self && close_open && guard_enter()) {
-		regions_finish(&self->rs);
+		regions_finish(&self->rs, &self->ctr);
 		guard_leave();
 	}
 	if (self)

@@ -4,9 +4,11 @@
  * also 3 calls of slow(), 60 ms each (PMCSHIM_FUNCTIONS=min=50ms keeps
  * them and main, and folds the others, each far shorter). With "threads",
  * 4 threads also run fib(12) (465 calls each) at once: functions met
- * first by several threads together. */
+ * first by several threads together. With "exit", it ends by exit() from
+ * a function called by main. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +36,13 @@ __attribute__((noinline)) static void slow(void)
 
 	while (nanosleep(&ts, &ts) != 0)
 		;
+}
+
+/* Ends the program from inside two functions (main and this one). */
+__attribute__((noinline)) static void leave(int n, int r)
+{
+	printf("fib(%d) = %d, sink %d\n", n, r, sink);
+	exit(r == 610 ? 0 : 3);
 }
 
 static void *worker(void *arg)
@@ -67,6 +76,8 @@ int main(int argc, char **argv)
 		twice(i);
 	for (int i = 0; argc > 1 && !strcmp(argv[1], "slow") && i < 3; i++)
 		slow();
+	if (argc > 1 && !strcmp(argv[1], "exit"))
+		leave(n, r);
 	printf("fib(%d) = %d, sink %d\n", n, r, sink);
 	return r == 610 ? 0 : 3;
 }

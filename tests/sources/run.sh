@@ -106,6 +106,19 @@ sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 [ $rc = 0 ] && [ "$got" = "main=1 slow=3 " ] && [ "$sum" = ok ] && result functions_min_time ok ||
 	result functions_min_time fail "exit $rc; calls: $got; sums: $sum" "$(head -3 "$tmp/fold.err")"
 
+# exit() from inside main and leave(): both end there, measured, and no
+# marker error
+shim exit "$S/funcs" exit
+csv exit
+got=$(calls_of exit)
+"$R" "$tmp/exit"/*.pmc >"$tmp/exit.table" 2>&1
+if [ $rc = 0 ] && [ "$got" = "fib=1973 leaf=200 leave=1 main=1 twice=100 " ] &&
+   ! grep -q 'marker errors' "$tmp/exit.table"; then
+	result functions_left_by_exit ok
+else
+	result functions_left_by_exit fail "exit $rc; calls: $got" "$(grep -A3 'marker errors' "$tmp/exit.table")"
+fi
+
 # threads: 4 threads meet fib at once (per thread: fib=465, worker=1)
 # per_thread_calls NAME: "NxREGION=CALLS,...": how many threads other
 # than the main one have those calls
