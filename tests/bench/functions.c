@@ -1,8 +1,9 @@
 /* Cost of a function call under -finstrument-functions against a call of
  * a function holding a PMCSHIM_BEGIN/END pair, at the same depth (12
  * frames below main), measured in the same run: interleaved rounds, the
- * best of each. Built with -finstrument-functions; every function but
- * `instrumented` is excluded from it.
+ * best of each (short rounds, many: the best is the one least disturbed
+ * on a shared machine). Built with -finstrument-functions; every function
+ * but `instrumented` is excluded from it.
  *
  *   LD_PRELOAD=build/libpmcshim.so PMCSHIM_STACK_DEPTH=8 build/bench-functions
  */
@@ -13,8 +14,8 @@
 
 #include <pmcshim.h>
 
-#define CALLS 200000
-#define ROUNDS 9
+#define CALLS 20000
+#define ROUNDS 31
 #define NEST 12
 #define NI __attribute__((noinline, no_instrument_function))
 
