@@ -18,6 +18,7 @@
 
 #include "guard.h"
 #include "log.h"
+#include "modules.h"
 #include "names.h"
 #include "shim.h"
 
@@ -32,13 +33,18 @@ static int on;				/* PMCSHIM_OPENMP */
 static uint32_t barrier_id, loop_end_id, sections_end_id, critical_id, critical_wait_id,
 	taskwait_id;
 
-/* The real entry point `name` (libgomp's), looked up once. */
+/* The real entry point `name` (libgomp's), looked up once: after the
+ * shim, or in libgomp itself when it is not in the global scope (the
+ * dependency of a library dlopen()ed with RTLD_LOCAL, whose calls still
+ * come here first). */
 static void *real(void **slot, const char *name)
 {
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *gomp;
 
 	if (!p) {
 		p = dlsym(RTLD_NEXT, name);
+		if (!p && (gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)))
+			p = dlsym(gomp, name);	/* (the reference is dropped at exit) */
 		if (!p) {	/* the program called it: some library defines it */
 			log_error("OpenMP: %s not found after the shim; the program cannot go on",
 				  name);
@@ -77,7 +83,10 @@ uint32_t openmp_addr_id(const char *prefix, const void *addr, enum rf_addr_kind 
 	uint32_t id = 0;
 
 	if (guard_enter()) {
-		id = names_intern_addr(prefix, (uintptr_t)addr, RF_FROM_OPENMP, kind);
+		uintptr_t a = (uintptr_t)addr;
+
+		modules_note(&a, 1);	/* a dlopen()ed module: recorded for the reader */
+		id = names_intern_addr(prefix, a, RF_FROM_OPENMP, kind);
 		guard_leave();
 	}
 	return id;
