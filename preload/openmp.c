@@ -33,18 +33,28 @@ static int on;				/* PMCSHIM_OPENMP */
 static uint32_t barrier_id, loop_end_id, sections_end_id, critical_id, critical_wait_id,
 	taskwait_id;
 
-/* The real entry point `name` (libgomp's), looked up once: after the
- * shim, or in libgomp itself when it is not in the global scope (the
+/* A symbol of the OpenMP runtime: in the global scope (after the shim,
+ * with RTLD_NEXT), or in the runtime itself when it is not there (the
  * dependency of a library dlopen()ed with RTLD_LOCAL, whose calls still
- * come here first). */
+ * come to the shim first). */
+static void *runtime_sym(void *scope, const char *name)
+{
+	static const char *const runtimes[] = { "libgomp.so.1", "libomp.so.5" };
+	void *p = dlsym(scope, name), *h;
+
+	for (size_t i = 0; !p && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if ((h = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD)))
+			p = dlsym(h, name);	/* (the reference is dropped at exit) */
+	return p;
+}
+
+/* The real entry point `name` (libgomp's), looked up once. */
 static void *real(void **slot, const char *name)
 {
-	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *gomp;
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 
 	if (!p) {
-		p = dlsym(RTLD_NEXT, name);
-		if (!p && (gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)))
-			p = dlsym(gomp, name);	/* (the reference is dropped at exit) */
+		p = runtime_sym(RTLD_NEXT, name);
 		if (!p) {	/* the program called it: some library defines it */
 			log_error("OpenMP: %s not found after the shim; the program cannot go on",
 				  name);
@@ -122,10 +132,10 @@ static void find_queries(void)
 {
 	if (__atomic_load_n(&get_thread_num, __ATOMIC_ACQUIRE))
 		return;
-	*(void **)&get_level = dlsym(RTLD_DEFAULT, "omp_get_level");
-	*(void **)&get_ancestor = dlsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
-	__atomic_store_n((void **)&get_thread_num, dlsym(RTLD_DEFAULT, "omp_get_thread_num"),
-			 __ATOMIC_RELEASE);
+	*(void **)&get_level = runtime_sym(RTLD_DEFAULT, "omp_get_level");
+	*(void **)&get_ancestor = runtime_sym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+	__atomic_store_n((void **)&get_thread_num,
+			 runtime_sym(RTLD_DEFAULT, "omp_get_thread_num"), __ATOMIC_RELEASE);
 }
 
 void openmp_name_thread(struct thread_state *t)

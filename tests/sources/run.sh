@@ -2,18 +2,21 @@
 # Regions with no source change, checked through pmcshim-report's CSV:
 #   -finstrument-functions: exact calls of each function of a recursive
 #   program (fib(15): 1973 calls), PMCSHIM_FUNCTIONS by names and by
-#   /regex/ (exact too), a bad list (one line, every function), the
-#   program without the shim (glibc's no-op hooks: same output);
+#   /regex/ (exact too), a bad list (one line, every function), min=
+#   (short calls folded into their callers), functions left by exit()
+#   (measured, no error), 4 threads meeting the same functions at once,
+#   the program without the shim (glibc's no-op hooks: same output);
 #   OpenMP, the same program built with gcc (libgomp, interposed) and
 #   with clang (libomp, OMPT): a parallel region run 100 times on 4
 #   threads reads 100 calls in each thread, threads named omp-0.N, and in
 #   each thread the exclusive wall times of all its regions add up to the
 #   inclusive times of its parallel regions (the barriers, critical
-#   sections and their waits nest in them); PMCSHIM_OPENMP=0, an unknown
+#   sections and their waits nest in them); libgomp only in a library
+#   loaded with RTLD_LOCAL; PMCSHIM_OPENMP=0, an unknown
 #   PMCSHIM_OPENMP value (one line, the default), OMP_TOOL=disabled (one
 #   line, the program as without the shim).
 # With the ASan+UBSan shim where it is built: the functions and libgomp runs
-# again.
+# again; with the TSan shim, the 4 threads' functions.
 B=${B:-build}
 . tests/lib.sh
 suite_begin sources
@@ -207,6 +210,15 @@ omp omp_gcc "$S/omp-gcc" '^solve\._omp_fn\.0$' 100, '^(solve|loop)\._omp_fn\.0$'
 got=$(per_thread omp_gcc '^omp implicit barrier solve\._omp_fn\.0$' | tr -d ' ')
 [ "$got" = "$(team 100, omp-gcc)" ] &&
 	result omp_gcc_implicit_barrier ok || result omp_gcc_implicit_barrier fail "$got"
+
+# libgomp only in a library loaded with RTLD_LOCAL: not found after the
+# shim in the global scope, found in libgomp itself
+shim omp_local "$S/ompload" "$PWD/$S/libomplib.so"
+csv omp_local --threads
+got=$(per_thread omp_local '^omplib_team\._omp_fn\.0$' | tr -d ' ')
+[ $rc = 0 ] && [ "$(cat "$tmp/omp_local.out")" = "team 4" ] && [ "$got" = "$(team 1, ompload)" ] &&
+	result omp_gcc_rtld_local ok ||
+	result omp_gcc_rtld_local fail "exit $rc: $(cat "$tmp/omp_local.out"); $got" "$(head -3 "$tmp/omp_local.err")"
 
 PMCSHIM_OPENMP=0 shim omp_off "$S/omp-gcc"
 csv omp_off

@@ -18,6 +18,13 @@ $(B)/tsan/sources/funcs: tests/sources/funcs.c
 $(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
+# An OpenMP library loaded with RTLD_LOCAL by a program without OpenMP.
+$(B)/tests/sources/libomplib.so: tests/sources/omplib.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -fPIC -shared -o $@ $<
+
+$(B)/tests/sources/ompload: tests/sources/ompload.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $< -ldl
+
 # (a host build only: clang and libomp are the host's)
 HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 	$(CLANG) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
@@ -26,6 +33,7 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
 TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/pmcshim-report \
+	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh
