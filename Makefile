@@ -125,6 +125,7 @@ include tests/table/table.mk
 include tests/python/python.mk
 include tests/fortran/fortran.mk
 include tests/docs/docs.mk
+include tests/sources/sources.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

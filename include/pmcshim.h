@@ -48,11 +48,15 @@ struct pmcshim_api {
 
 typedef const struct pmcshim_api *(*pmcshim_api_fn)(unsigned version);
 
+/* This header's functions are never instrumented by -finstrument-functions
+ * (the shim makes a region of every function that is). */
+#define PMCSHIM_NOINSTR_ __attribute__((no_instrument_function))
+
 #ifndef PMCSHIM_API_ONLY	/* defined by the shim itself */
 
 static const struct pmcshim_api *pmcshim_api_;
 
-__attribute__((constructor, unused)) static void pmcshim_resolve_(void)
+__attribute__((constructor, unused)) PMCSHIM_NOINSTR_ static void pmcshim_resolve_(void)
 {
 	pmcshim_api_fn get;
 	const struct pmcshim_api *api = 0;
@@ -63,14 +67,14 @@ __attribute__((constructor, unused)) static void pmcshim_resolve_(void)
 	__atomic_store_n(&pmcshim_api_, api, __ATOMIC_RELAXED);
 }
 
-static inline const struct pmcshim_api *pmcshim_get_(void)
+PMCSHIM_NOINSTR_ static inline const struct pmcshim_api *pmcshim_get_(void)
 {
 	return __atomic_load_n(&pmcshim_api_, __ATOMIC_RELAXED);
 }
 
 /* The id of a call site's name: looked up at the site's first run, kept
  * in the site's own static. */
-__attribute__((always_inline)) static inline unsigned
+__attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline unsigned
 pmcshim_site_id_(const struct pmcshim_api *a, const char *name, unsigned *site)
 {
 	unsigned id = __atomic_load_n(site, __ATOMIC_RELAXED);
@@ -98,14 +102,14 @@ pmcshim_site_id_(const struct pmcshim_api *a, const char *name, unsigned *site)
 
 /* Function forms, for names computed at run time or callers without
  * macros. */
-__attribute__((always_inline)) static inline void pmcshim_begin_name(const char *name)
+__attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_begin_name(const char *name)
 {
 	const struct pmcshim_api *a = pmcshim_get_();
 	if (a)
 		a->begin(name);
 }
 
-__attribute__((always_inline)) static inline void pmcshim_end_name(const char *name)
+__attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_end_name(const char *name)
 {
 	const struct pmcshim_api *a = pmcshim_get_();
 	if (a)
@@ -122,7 +126,7 @@ struct pmcshim_scope_ {
 	unsigned id;
 };
 
-__attribute__((always_inline)) static inline struct pmcshim_scope_
+__attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline struct pmcshim_scope_
 pmcshim_scope_begin_(const char *name, unsigned *site)
 {
 	struct pmcshim_scope_ s = { pmcshim_get_(), 0 };
@@ -134,7 +138,7 @@ pmcshim_scope_begin_(const char *name, unsigned *site)
 	return s;
 }
 
-__attribute__((always_inline)) static inline void pmcshim_scope_end_(struct pmcshim_scope_ *s)
+__attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_scope_end_(struct pmcshim_scope_ *s)
 {
 	if (s->api)
 		s->api->end_id(s->id);
@@ -160,7 +164,7 @@ __attribute__((always_inline)) static inline void pmcshim_scope_end_(struct pmcs
 #define PMCSHIM_SCOPE(name) PMCSHIM_SCOPE_(name, __COUNTER__)
 
 /* Non-zero when the program runs under the shim. */
-static inline int pmcshim_active(void)
+PMCSHIM_NOINSTR_ static inline int pmcshim_active(void)
 {
 	return pmcshim_get_() != 0;
 }
@@ -179,7 +183,7 @@ namespace pmcshim {
  *   PMCSHIM_SCOPE("solve");          a fixed name, looked up once per site */
 class scope {
 public:
-	explicit scope(const char *name)
+	PMCSHIM_NOINSTR_ explicit scope(const char *name)
 	{
 		s_.api = pmcshim_get_();
 		s_.id = 0;
@@ -188,8 +192,8 @@ public:
 			s_.api->begin_id(s_.id);
 		}
 	}
-	scope(const char *name, unsigned *site) : s_(pmcshim_scope_begin_(name, site)) {}
-	~scope() { pmcshim_scope_end_(&s_); }
+	PMCSHIM_NOINSTR_ scope(const char *name, unsigned *site) : s_(pmcshim_scope_begin_(name, site)) {}
+	PMCSHIM_NOINSTR_ ~scope() { pmcshim_scope_end_(&s_); }
 
 private:
 	scope(const scope &);		/* one begin, one end: no copies */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "funcspec.h"
 #include "log.h"
 #include "stacks.h"
 #include "suggest.h"
@@ -137,6 +138,23 @@ static int load_output(struct config *c, const char *v)
 	return bad;
 }
 
+/* NAME,/REGEX/,...,min=DURATION (funcspec.h); a bad list: every
+ * function recorded. */
+static int load_functions(struct config *c, const char *v)
+{
+	static struct funcspec scratch;	/* 1 KiB of text and the regexes */
+	char why[256];
+
+	c->functions = NULL;
+	if (funcspec_parse(&scratch, v, why, sizeof(why)) != 0) {
+		log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", v, why);
+		return -1;
+	}
+	funcspec_clear(&scratch);
+	c->functions = v;
+	return 0;
+}
+
 static const struct choice stack_methods[] = {
 	{ "auto", STACKS_AUTO }, { "tables", STACKS_TABLES }, { "fp", STACKS_FP },
 	{ "unwind", STACKS_UNWIND }, { NULL, 0 } };
@@ -154,6 +172,8 @@ static const struct var vars[] = {
 	{ "PMCSHIM_MPI", FLAG, FIELD(mpi), .def = 1 },	/* before PMCSHIM_OUTPUT */
 	{ "PMCSHIM_OUTPUT", TEXT, .load = load_output },
 	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
+	{ "PMCSHIM_OPENMP", FLAG, FIELD(openmp), .def = 1 },
+	{ "PMCSHIM_FUNCTIONS", TEXT, .load = load_functions },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 

@@ -32,6 +32,8 @@ struct config {
 	char rank[16];		/* the MPI job rank from the launcher's environment,
 				 * zero-padded to the job size's digits; "" when none */
 	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
+	int openmp;		/* PMCSHIM_OPENMP: OpenMP regions (default 1) */
+	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
 };
 
 /* Fill c from PMCSHIM_* variables; a bad value gets one line naming the

@@ -63,7 +63,7 @@ void mpi_configure(const struct config *c)
 /* The one place an MPI call's region is named (its source is "mpi"). */
 static uint32_t mpi_region(const char *name)
 {
-	return shim_name(name);
+	return shim_name(name, RF_FROM_MPI);
 }
 
 static void *pmpi(const char *name)

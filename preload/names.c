@@ -5,6 +5,7 @@
 #include "names.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arena.h"
@@ -13,10 +14,15 @@
 #include "log.h"
 #include "mapfile.h"
 
+struct entry {
+	const struct rf_name *rec;
+	uint32_t source;		/* enum rf_from */
+};
+
 static struct arena arena;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct index table;		/* of const struct rf_name * */
-static const struct rf_name **by_id;	/* by_id[id - 1] */
+static struct index table;		/* of struct entry */
+static const struct entry **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
 uint32_t names_issued;			/* count, for the markers' compare */
 static uint32_t own;			/* of count, the shim's own: not limited */
@@ -31,7 +37,7 @@ void names_set_limit(uint32_t max)
 static int grow_index(void)
 {
 	uint32_t cap = capacity ? capacity * 2 : 256;
-	const struct rf_name **p = arena_alloc(&arena, cap * sizeof(*p));
+	const struct entry **p = arena_alloc(&arena, cap * sizeof(*p));
 
 	if (!p)
 		return -1;
@@ -42,29 +48,63 @@ static int grow_index(void)
 	return 0;
 }
 
+/* What a name is looked up by: its text and where it comes from (a
+ * marker's "MPI_Send" and MPI's are two regions). addr: see rf_origin. */
+struct key {
+	const char *text;
+	size_t len;
+	uint32_t source, prefix, addr_kind;
+	uint64_t addr;
+};
+
+
 static int same_name(const void *item, const void *key, size_t len)
 {
-	const struct rf_name *rec = item;
+	const struct entry *e = item;
+	const struct key *k = key;
 
-	return rec->len == len && memcmp(rec->text, key, len) == 0;
+	return e->rec->len == len && e->source == k->source &&
+	       memcmp(e->rec->text, k->text, len) == 0;
 }
 
-static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
+/* Every source but the markers' says so in an RF_ORIGIN record, just
+ * before the name's. */
+static int add_origin(const struct key *k, uint32_t id)
+{
+	struct rf_origin *o;
+
+	if (k->source == RF_FROM_MARKERS && !k->addr)
+		return 0;
+	if (!(o = mapfile_append(RF_ORIGIN, sizeof(*o))))
+		return -1;
+	o->id = id;
+	o->source = k->source;
+	o->addr = k->addr;
+	o->prefix = k->prefix;
+	o->addr_kind = k->addr_kind;
+	mapfile_publish(o);
+	return 0;
+}
+
+static const struct rf_name *add(const struct key *k, uint64_t hash)
 {
 	struct rf_name *rec;
+	struct entry *e;
 
-	if ((count == capacity && grow_index() != 0) || index_reserve(&table, &arena) != 0)
+	if ((count == capacity && grow_index() != 0) || index_reserve(&table, &arena) != 0 ||
+	    !(e = arena_alloc(&arena, sizeof(*e))) || add_origin(k, count + 1) != 0)
 		return NULL;
-	rec = mapfile_append(RF_NAME, sizeof(*rec) + len + 1);
+	rec = mapfile_append(RF_NAME, sizeof(*rec) + k->len + 1);
 	if (!rec)
 		return NULL;
 	rec->id = count + 1;
-	rec->len = (uint32_t)len;
-	memcpy(rec->text, text, len);
+	rec->len = (uint32_t)k->len;
+	memcpy(rec->text, k->text, k->len);
 	mapfile_publish(rec);
-	by_id[count++] = rec;
+	*e = (struct entry){ rec, k->source };
+	by_id[count++] = e;
 	__atomic_store_n(&names_issued, count, __ATOMIC_RELEASE);
-	index_add(&table, &arena, hash, rec);	/* reserved: cannot fail */
+	index_add(&table, &arena, hash, e);	/* reserved: cannot fail */
 	return rec;
 }
 
@@ -90,21 +130,22 @@ void names_drop_refused(void)
 	mapfile_drop(RF_DROP_NAMES);
 }
 
-static uint32_t intern(const char *name, const char **interned, int shims)
+static uint32_t intern(struct key *k, const char **interned, int shims)
 {
-	const struct rf_name *rec;
-	size_t len;
+	const struct rf_name *rec = NULL;
+	const struct entry *e;
 	uint64_t hash;
 	int notice = 0;
 
-	if (!name)
-		name = "(null)";
-	len = strnlen(name, NAMES_MAX_LEN);
-	hash = index_hash(name, len);
+	if (!k->text)
+		k->text = "(null)";
+	k->len = strnlen(k->text, NAMES_MAX_LEN);
+	hash = index_hash(k->text, k->len) ^ k->source;
 	pthread_mutex_lock(&lock);
-	rec = index_find(&table, hash, name, len, same_name);
+	if ((e = index_find(&table, hash, k, k->len, same_name)))
+		rec = e->rec;
 	if (!rec && (shims || count - own < limit)) {
-		rec = add(name, len, hash);
+		rec = add(k, hash);
 		own += rec && shims;
 	} else if (!rec) {
 		notice = refuse();
@@ -122,12 +163,34 @@ static uint32_t intern(const char *name, const char **interned, int shims)
 
 uint32_t names_intern(const char *name, const char **interned)
 {
-	return intern(name, interned, 0);
+	struct key k = { .text = name };
+
+	return intern(&k, interned, 0);
 }
 
 uint32_t names_intern_own(const char *name)
 {
-	return intern(name, NULL, 1);
+	struct key k = { .text = name };
+
+	return intern(&k, NULL, 1);
+}
+
+uint32_t names_intern_from(const char *name, enum rf_from source)
+{
+	struct key k = { .text = name, .source = source };
+
+	return intern(&k, NULL, 0);
+}
+
+uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
+			   enum rf_addr_kind kind)
+{
+	char text[NAMES_MAX_LEN + 1];
+	int n = snprintf(text, sizeof(text), "%.200s%#lx", prefix, (unsigned long)addr);
+	struct key k = { .text = text, .source = source, .addr = addr, .addr_kind = kind,
+			 .prefix = (uint32_t)(n - snprintf(NULL, 0, "%#lx", (unsigned long)addr)) };
+
+	return intern(&k, NULL, 0);
 }
 
 int names_given_out(uint32_t id)
@@ -146,9 +209,20 @@ const char *names_get(uint32_t id)
 
 	pthread_mutex_lock(&lock);
 	if (id >= 1 && id <= count)
-		s = by_id[id - 1]->text;
+		s = by_id[id - 1]->rec->text;
 	pthread_mutex_unlock(&lock);
 	return s;
+}
+
+uint32_t names_source(uint32_t id)
+{
+	uint32_t source = RF_FROM_MARKERS;
+
+	pthread_mutex_lock(&lock);
+	if (id >= 1 && id <= count)
+		source = by_id[id - 1]->source;
+	pthread_mutex_unlock(&lock);
+	return source;
 }
 
 void names_lock(void)

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "reportfile.h"
+
 #define NAMES_MAX_LEN 255	/* longer names are cut */
 
 /* Returns the id and, if interned is not NULL, the immortal stored copy
@@ -12,6 +14,16 @@
  * is reached (counted as RF_DROP_NAMES; the first time, one line).
  * Takes a lock. */
 uint32_t names_intern(const char *name, const char **interned);
+
+/* The same for a region of another source (enum rf_from): "MPI_Send"
+ * from MPI is not the marker region "MPI_Send". */
+uint32_t names_intern_from(const char *name, enum rf_from source);
+/* A region keyed by an address (a function's entry, a call's return
+ * address: kind), which the reader names from the module symbols; its
+ * text says "PREFIX0xADDR" (prefix: at most 200 bytes) until then. No
+ * symbol is looked up here. */
+uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
+			   enum rf_addr_kind kind);
 
 /* 1 once a new name was refused for the limit (a name refused then is
  * refused for the rest of the process: callers may remember it). */
@@ -43,6 +55,9 @@ int names_given_out(uint32_t id);
 
 /* The name of an id, or "?"; takes the lock. */
 const char *names_get(uint32_t id);
+
+/* The source of an id (enum rf_from); takes the lock. */
+uint32_t names_source(uint32_t id);
 
 void names_lock(void);
 void names_unlock(void);

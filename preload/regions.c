@@ -419,9 +419,25 @@ static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, ui
 	close_top(rs, now, times, rs->nv);
 }
 
+/* Pop the top frame without charging its site: its cost stays in its
+ * parent's exclusive value, and what closed inside it counts as closed
+ * inside the parent. */
+static void fold_top(struct region_state *rs)
+{
+	struct frame *f = &rs->frames[rs->nframes--];
+	struct frame *parent = f - 1;
+
+	parent->children += f->children;
+	for (int i = 0; i < rs->nv; i++)
+		parent->child[i] += f->child[i];
+	rs->active[f->region]--;
+}
+
 /* An end off the warm path: a read other than the plain one, a begin
- * that was dropped, or unbalanced markers (inside the guard). */
-static void end_measured(struct region_state *rs, struct counters *c, uint32_t id)
+ * that was dropped, or unbalanced markers (inside the guard); a call
+ * shorter than fold wall ticks is folded into its parent. */
+static void end_measured(struct region_state *rs, struct counters *c, uint32_t id,
+			 uint64_t fold)
 {
 	uint64_t now[VALUES_MAX];	/* read_values fills the first nv */
 	struct frame_times times;	/* and these with coverage */
@@ -432,7 +448,10 @@ static void end_measured(struct region_state *rs, struct counters *c, uint32_t i
 		rs->overflow--;
 		return;
 	}
-	if (rs->nframes && rs->frames[rs->nframes].region == id)
+	if (rs->nframes && rs->frames[rs->nframes].region == id &&
+	    now[0] - rs->frames[rs->nframes].start[0] < fold)
+		fold_top(rs);
+	else if (rs->nframes && rs->frames[rs->nframes].region == id)
 		close_top(rs, now, t, rs->nv);
 	else
 		end_unbalanced(rs, id, now, t);
@@ -441,7 +460,7 @@ static void end_measured(struct region_state *rs, struct counters *c, uint32_t i
 static __attribute__((noinline)) void end_slow(struct region_state *rs, struct counters *c,
 					       uint32_t id)
 {
-	end_measured(rs, c, id);
+	end_measured(rs, c, id, 0);
 	guard_leave();
 }
 
@@ -622,6 +641,15 @@ void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 	rs->markers->end(rs, c, id);
 }
 
+void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
+		      uint64_t fold)
+{
+	if (!marker_guard(rs))
+		return;
+	end_measured(rs, c, id, fold);
+	guard_leave();
+}
+
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller)
 {
@@ -633,15 +661,24 @@ void regions_end_name(struct region_state *rs, struct counters *c, const char *n
 	rs->markers->end_name(rs, c, name);
 }
 
-void regions_finish(struct region_state *rs)
+void regions_finish(struct region_state *rs, struct counters *c)
 {
 	uint64_t dropped = __atomic_exchange_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
+	uint64_t now[VALUES_MAX];
+	struct frame_times times;
 
 	if (dropped)
 		regions_record_error(rs, RF_ERR_REENTRANT, 0, 0, dropped);
+	read_values(rs, c, now, &times);
 	while (rs->nframes > 0) {
-		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT,
-				     frame_at(rs, rs->nframes - 1)->region, 0, 1);
+		uint32_t id = frame_at(rs, rs->nframes - 1)->region;
+
+		/* a function the program left by exit(): it ends there */
+		if (names_source(id) == RF_FROM_FUNCTIONS) {
+			close_top(rs, now, rs->coverage ? &times : NULL, rs->nv);
+			continue;
+		}
+		regions_record_error(rs, RF_ERR_OPEN_AT_EXIT, id, 0, 1);
 		drop_top(rs);
 	}
 }

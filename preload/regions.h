@@ -87,15 +87,21 @@ void regions_coverage(struct region_state *rs, int on);
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
+/* An end that folds a call shorter than `fold` wall ticks into its
+ * parent (not counted: its cost stays in the parent's exclusive value);
+ * off the warm path (PMCSHIM_FUNCTIONS' min=). */
+void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
+		      uint64_t fold);
 /* The same for a name given at run time (its id found through a
  * per-thread cache, then names.c). */
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller);
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
 
-/* Thread end: regions still open become errors, and so do the markers
- * dropped while the shim was busy. */
-void regions_finish(struct region_state *rs);
+/* Thread end: regions still open become errors (functions still open,
+ * left by exit() or the thread's end, end now: c reads the values), and
+ * so do the markers dropped while the shim was busy. */
+void regions_finish(struct region_state *rs, struct counters *c);
 /* Free the thread's index memory (its sites stay in the file). */
 void regions_release(struct region_state *rs);
 /* Fork child: the file is a copy now; re-base open regions on the child's

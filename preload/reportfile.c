@@ -109,6 +109,7 @@ static uint32_t min_size(uint16_t type)
 	case RF_MODULE: return sizeof(struct rf_module) + 1;
 	case RF_SITE: return sizeof(struct rf_site);
 	case RF_ERROR: return sizeof(struct rf_error);
+	case RF_ORIGIN: return sizeof(struct rf_origin);
 	default: return 0;
 	}
 }
@@ -324,4 +325,11 @@ const char *rf_stack_method_name(uint32_t method)
 	case RF_STACK_TABLES: return "unwind-tables";
 	default: return "?";
 	}
+}
+
+const char *rf_from_name(uint32_t source)
+{
+	static const char *const names[RF_FROM_KINDS] = { "markers", "functions", "openmp", "mpi" };
+
+	return source < RF_FROM_KINDS ? names[source] : NULL;
 }

@@ -110,6 +110,7 @@ enum rf_type {
 	RF_MODULE = 5,
 	RF_SITE = 6,
 	RF_ERROR = 7,
+	RF_ORIGIN = 8,
 	RF_TYPES
 };
 
@@ -182,6 +183,38 @@ struct rf_name {
 	uint32_t id;			/* 1, 2, ...: what sites and errors refer to */
 	uint32_t len;			/* bytes of text, without the NUL */
 	char text[];			/* NUL-terminated */
+};
+
+/* Where a region comes from: a name without an RF_ORIGIN record is a
+ * marker's. */
+enum rf_from {
+	RF_FROM_MARKERS = 0,		/* PMCSHIM_BEGIN/END and the name forms */
+	RF_FROM_FUNCTIONS = 1,		/* -finstrument-functions */
+	RF_FROM_OPENMP = 2,		/* libgomp entry points, OMPT */
+	RF_FROM_MPI = 3,		/* the PMPI interface */
+	RF_FROM_KINDS
+};
+
+/* What region name `id` is: its source and, for a region keyed by an
+ * address (a function, an OpenMP outlined function), the address, which
+ * the reader names from the module symbols. The name's text is then
+ * "PREFIX0xADDR": what a reader without symbols shows; one with symbols
+ * shows its first `prefix` bytes followed by the symbol's name. Appended
+ * just before its RF_NAME record. */
+enum rf_addr_kind {
+	RF_ADDR_ENTRY = 0,		/* a function's entry (or a variable): the
+					 * symbol that holds it, "solve._omp_fn.0" */
+	RF_ADDR_CALL = 1,		/* a return address: named as a stack frame
+					 * is, "solve (solve.c:31)" */
+};
+
+struct rf_origin {
+	struct rf_record r;
+	uint32_t id;			/* rf_name.id */
+	uint32_t source;		/* enum rf_from */
+	uint64_t addr;			/* 0: the region is its name */
+	uint32_t prefix;		/* with addr: bytes of text before the address */
+	uint32_t addr_kind;		/* enum rf_addr_kind */
 };
 
 enum rf_stack_method {
@@ -341,5 +374,7 @@ const char *rf_state_name(uint32_t state);
 const char *rf_error_name(uint32_t kind);
 const char *rf_source_name(const struct rf_header *h, uint32_t source);
 const char *rf_stack_method_name(uint32_t method);
+/* "markers", "functions", "openmp", "mpi"; NULL for an unknown source. */
+const char *rf_from_name(uint32_t source);
 
 #endif

@@ -13,14 +13,16 @@
 #include "counters.h"
 #include "ending.h"
 #include "fork.h"
+#include "functions.h"
 #include "guard.h"
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
 #include "mpi.h"
 #include "names.h"
-#include "shim.h"
+#include "openmp.h"
 #include "stacks.h"
+#include "shim.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -30,7 +32,7 @@
 static struct config config;
 static struct event_status status[EVENTS_MAX];
 static char exe_name[256];
-static int active;		/* recording: a file exists and the process runs */
+int shim_active;		/* recording: a file exists and the process runs */
 static int setup_started;
 static uint64_t early;		/* markers before setup (counted once it exists) */
 
@@ -44,7 +46,7 @@ static __attribute__((noinline)) int not_active(void)
 {
 	if (__atomic_exchange_n(&setup_started, 1, __ATOMIC_ACQ_REL) == 0) {
 		shim_setup(0, NULL);
-		return !__atomic_load_n(&active, __ATOMIC_ACQUIRE);
+		return !__atomic_load_n(&shim_active, __ATOMIC_ACQUIRE);
 	}
 	__atomic_add_fetch(&early, 1, __ATOMIC_RELAXED);
 	return 1;
@@ -70,12 +72,17 @@ static struct thread_state *enter(uint32_t id)
 {
 	struct thread_state *t;
 
-	if (!__atomic_load_n(&active, __ATOMIC_RELAXED) && not_active())
+	if (!__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && not_active())
 		return NULL;
 	t = threads_tls;
 	if ((!t && !(t = setup_thread())) || id == 0)
 		return NULL;
 	return t;
+}
+
+struct thread_state *shim_thread_cold(void)
+{
+	return enter(UINT32_MAX);
 }
 
 /* The warm path: recording, the thread set up, a region id that region()
@@ -84,7 +91,7 @@ static inline struct thread_state *warm(uint32_t id)
 {
 	struct thread_state *t = threads_tls;
 
-	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && names_issued_id(id)))
+	if (likely(__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && t && names_issued_id(id)))
 		return t;
 	return NULL;
 }
@@ -94,7 +101,7 @@ static inline struct thread_state *warm_name(void)
 {
 	struct thread_state *t = threads_tls;
 
-	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t))
+	if (likely(__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && t))
 		return t;
 	return NULL;
 }
@@ -142,7 +149,7 @@ EXPORT unsigned pmcshim_region(const char *name)
 {
 	unsigned id = 0;
 
-	if (__atomic_load_n(&active, __ATOMIC_RELAXED) || !not_active()) {
+	if (__atomic_load_n(&shim_active, __ATOMIC_RELAXED) || !not_active()) {
 		if (guard_enter()) {
 			id = names_intern(name, NULL);
 			guard_leave();
@@ -196,12 +203,12 @@ EXPORT void pmcshim_end(const char *name)
 /* Never sets up the shim nor counts an early marker: a source may run
  * before setup (another library's constructor) or after the end (an
  * atexit handler), where its calls are not the application's markers. */
-uint32_t shim_name(const char *name)
+uint32_t shim_name(const char *name, enum rf_from source)
 {
 	uint32_t id = 0;
 
-	if (__atomic_load_n(&active, __ATOMIC_ACQUIRE) && guard_enter()) {
-		id = names_intern(name, NULL);
+	if (__atomic_load_n(&shim_active, __ATOMIC_ACQUIRE) && guard_enter()) {
+		id = names_intern_from(name, source);
 		guard_leave();
 	}
 	return id;
@@ -211,7 +218,7 @@ void shim_begin_at(uint32_t id, uintptr_t caller)
 {
 	struct thread_state *t = warm(id);
 
-	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+	if (t || (__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && (t = enter(id))))
 		regions_begin(&t->rs, &t->ctr, id, caller);
 }
 
@@ -219,7 +226,7 @@ void shim_end_at(uint32_t id)
 {
 	struct thread_state *t = warm(id);
 
-	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+	if (t || (__atomic_load_n(&shim_active, __ATOMIC_RELAXED) && (t = enter(id))))
 		regions_end(&t->rs, &t->ctr, id);
 }
 
@@ -339,17 +346,18 @@ static void record_events(void)
 
 static void on_fork_child(int recording)
 {
-	__atomic_store_n(&active, recording, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, recording, __ATOMIC_RELEASE);
 }
 
 static void on_end(void)
 {
-	__atomic_store_n(&active, 0, __ATOMIC_RELEASE);
+	ompt_check_started();
+	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
 }
 
 static void on_resume(void)
 {
-	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
 }
 
 /* Once, from the constructor or from the first marker if another
@@ -363,6 +371,8 @@ static void shim_setup(int argc, char **argv)
 	config_load(&config);
 	names_set_limit((uint32_t)config.max_names);
 	mpi_configure(&config);
+	functions_setup(config.functions);
+	openmp_setup(config.openmp);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,
@@ -386,7 +396,7 @@ static void shim_setup(int argc, char **argv)
 	announce();
 	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
 			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	__atomic_store_n(&active, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
 	threads_calibrate();
 	errno = saved;
 }

@@ -4,6 +4,7 @@
  * thread's own code runs. A thread's memory comes from its own arena and
  * goes when it ends; its RF_THREAD record and sites stay in the file. */
 #include "threads.h"
+#include "openmp.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -206,23 +207,31 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	r->end_mono_ns = clock_mono_ns();
 	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu ? UINT64_MAX : cpu - t->start_cpu;
 	store_counts(t);
-	if (self)
+	if (!t->named && self)
 		prctl(PR_GET_NAME, r->name, 0, 0, 0);
-	else
+	else if (!t->named)	/* (threads_name's name is kept) */
 		read_name(t->tid, r->name, sizeof(r->name));
 	__atomic_store_n(&r->state, state, __ATOMIC_RELEASE);
+}
+
+void threads_name(struct thread_state *t, const char *name)
+{
+	snprintf(t->rec->name, sizeof(t->rec->name), "%s", name);
+	t->named = 1;
 }
 
 static void finish(struct thread_state *t)
 {
 	int saved = errno;
-	int entered = guard_enter();
+	int entered;
 	struct arena own = t->own;
 
+	ompt_thread_finish(t);	/* before the guard: it ends regions */
+	entered = guard_enter();
 	threads_tls = NULL;
 	tls_phase = TLS_DONE;
 	if (entered)
-		regions_finish(&t->rs);
+		regions_finish(&t->rs, &t->ctr);
 	unregister_thread(t);
 	store_totals(t, 1, RF_T_EXITED);
 	counters_close(&t->ctr);
@@ -257,7 +266,7 @@ void threads_end_process(int close_open)
 	/* Busy: the process ends from a signal handler that interrupted the
 	 * shim on this thread; its regions are mid-update, leave them. */
 	if (self && close_open && guard_enter()) {
-		regions_finish(&self->rs);
+		regions_finish(&self->rs, &self->ctr);
 		guard_leave();
 	}
 	if (self)

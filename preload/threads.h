@@ -20,6 +20,7 @@ struct thread_state {
 	pid_t tid;
 	uint64_t start_cpu;
 	struct rf_thread *rec;		/* in the report file */
+	int named;			/* rec->name set by threads_name, kept */
 	struct counters ctr;
 	struct region_state rs;
 };
@@ -36,6 +37,10 @@ void threads_calibrate(void);
 /* First marker of a thread not seen starting (guard held). NULL once it
  * finished, while it is being set up, or before threads_init. */
 struct thread_state *threads_setup_lazy(void);
+
+/* Name the calling thread in the report (an OpenMP team's "omp-0.3"),
+ * not from its comm at the end; the thread itself keeps its name. */
+void threads_name(struct thread_state *t, const char *name);
 
 /* The process ends (exit, _exit, exec): store the calling thread's totals
  * (with close_open, its open regions become errors first, unless the

@@ -410,7 +410,9 @@ static void test_backtrace_is_glibc(void)
 }
 
 /* What the shim interposes: thread start, the ways a process ends, the
- * calls that close or replace descriptors, and MPI's C calls (PMPI). */
+ * calls that close or replace descriptors, and MPI's C calls (PMPI); what
+ * it provides as the compiler's function hooks and an OMPT tool, and
+ * libgomp's entry points. */
 static int interposed(const char *name)
 {
 	if (strncmp(name, "MPI_", 4) == 0)
@@ -418,9 +420,12 @@ static int interposed(const char *name)
 	static const char *const names[] = {
 		"pthread_create", "_exit", "_Exit", "execve", "execv", "execvp", "execvpe",
 		"execl", "execlp", "execle", "fexecve", "close", "dup2", "dup3",
-		"close_range", "closefrom", "dlclose",
+		"close_range", "closefrom", "dlclose", "__cyg_profile_func_enter",
+		"__cyg_profile_func_exit", "ompt_start_tool",
 	};
 
+	if (strncmp(name, "GOMP_", 5) == 0)
+		return 1;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(name, names[i]) == 0)
 			return 1;

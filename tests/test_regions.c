@@ -127,6 +127,23 @@ static void test_recursion_not_double_counted(void)
 	CHECK(s->v[0].excl == s->v[0].incl, "excl over all activations sums to incl");
 }
 
+/* A function left open (by exit()) ends at its thread's end, measured,
+ * not an error; a marker open inside it is one. */
+static void test_function_open_at_end(void)
+{
+	uint32_t f = names_intern_addr("", 0x1234, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY),
+		 m = names_intern("inside", NULL);
+
+	fresh();
+	regions_begin(&rs, &none, f, 0x50);
+	regions_begin(&rs, &none, m, 0x60);
+	regions_finish(&rs, &none);
+	CHECK(find(f, 0x50) && find(f, 0x50)->calls == 1, "the function ends, measured");
+	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, f) == 0, "the function is no error");
+	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, m) == 1, "the marker left open is");
+	CHECK(rs.nframes == 0, "nothing left open");
+}
+
 static void test_unbalanced(void)
 {
 	uint32_t a = names_intern("a", NULL), b = names_intern("b", NULL),
@@ -140,7 +157,7 @@ static void test_unbalanced(void)
 	regions_begin(&rs, &none, good, 0x30);
 	regions_end(&rs, &none, good);
 	regions_begin(&rs, &none, c, 0x40);		/* left open */
-	regions_finish(&rs);
+	regions_finish(&rs, &none);
 	CHECK(error_count(RF_ERR_END_UNOPENED, c) == 1, "end-unopened");
 	CHECK(error_count(RF_ERR_END_MISMATCH, a) == 1, "end-mismatch");
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
@@ -337,6 +354,7 @@ int main(void)
 	RUN(test_nesting_exclusive);
 	RUN(test_recursion_not_double_counted);
 	RUN(test_unbalanced);
+	RUN(test_function_open_at_end);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_name_cache);
 	RUN(test_constant_text);

@@ -18,9 +18,10 @@ $(B)/tests/apps:
 	mkdir -p $@
 
 # Unit tests link the modules, not the entry points (constructor,
-# interposed pthread_create, the MPI wrappers).
+# interposed pthread_create, the MPI wrappers, the compiler's and OpenMP's
+# hooks).
 UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o $(B)/shim/calibrate.o \
-	$(B)/shim/ending.o $(B)/shim/mpi.o,$(SHIM_OBJS))
+	$(B)/shim/ending.o $(B)/shim/mpi.o $(B)/shim/functions.o $(B)/shim/openmp.o $(B)/shim/ompt.o,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJS) -ldl -lm
@@ -127,10 +128,16 @@ $(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
 $(B)/bench-markers: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -Iinclude -o $@ $< -ldl
 
+# A function call under -finstrument-functions against a call of a
+# function with a marker pair, at the same depth.
+$(B)/bench-functions: tests/bench/functions.c include/pmcshim.h
+	$(CC) $(WARN) $(DEFS) -O2 -g -fno-omit-frame-pointer -finstrument-functions -Iinclude \
+	  -o $@ $< -ldl
+
 $(B)/bench-markers-nofp: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -o $@ $< -ldl
 
-bench: all $(B)/bench-markers $(B)/bench-markers-nofp
+bench: all $(B)/bench-markers $(B)/bench-markers-nofp $(B)/bench-functions
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
@@ -153,6 +160,11 @@ bench: all $(B)/bench-markers $(B)/bench-markers-nofp
 	@echo; echo "PMCSHIM_SERIALIZE=1 (a barrier before and after each marker's reads):"; \
 	  PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 PMCSHIM_SERIALIZE=1 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
+	@echo; echo "== -finstrument-functions: cost per instrumented call against a marker pair"
+	@for cfg in PMCSHIM_STACK_DEPTH=0 PMCSHIM_STACK_DEPTH=8 \
+	    "PMCSHIM_STACK_DEPTH=0 PMCSHIM_FUNCTIONS=main"; do echo; echo "$$cfg:"; \
+	  env $$cfg PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ \
+	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-functions 2>/dev/null; done
 	@rm -rf $(B)/tmp/bench
 
 # Memory per marking thread: 1000 live threads, without the shim, then

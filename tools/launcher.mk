@@ -9,7 +9,7 @@ LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/laun
 	tools/launch_job.c tools/badopt.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
-	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o
+	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o $(B)/shim/funcspec.o
 
 $(B)/launcher:
 	mkdir -p $@

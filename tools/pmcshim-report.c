@@ -23,6 +23,8 @@
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
+#include "report_symbols.h"
+#include "symbolize.h"
 
 static void usage(FILE *out)
 {
@@ -47,12 +49,15 @@ static void usage(FILE *out)
 	      "                     value x enabled / running, marked '*')\n"
 	      "  --sort FIELD       incl (default), excl, mean, min, max (of the weight),\n"
 	      "                     calls, share, ipc, wall, name, coverage (the least\n"
-	      "                     counted first)\n"
+	      "                     counted first), source (then by incl)\n"
 	      "  --min-coverage PCT leave out regions whose least-counted event ran on a\n"
 	      "                     counter less than PCT% of their time (0 to 100; a\n"
 	      "                     note says how many)\n"
 	      "  --top N            the first N regions of each table (N stacks per region)\n"
 	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
+	      "  --source LIST      only regions from these sources, comma-separated:\n"
+	      "                     markers, functions (-finstrument-functions), openmp,\n"
+	      "                     mpi\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
@@ -121,6 +126,28 @@ static int parse_percent(const char *arg, double *v)
 	return 0;
 }
 
+/* --source's LIST: markers,functions,openmp,mpi, as a bit per rf_from. */
+static int parse_sources(const char *arg, unsigned *mask)
+{
+	static const char *const names[RF_FROM_KINDS] = { "markers", "functions", "openmp",
+							  "mpi" };
+	char buf[256], *save, *item;
+	int v;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*mask = 0;
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if ((v = lookup("--source", item, names, RF_FROM_KINDS)) < 0)
+			return 2;
+		*mask |= 1u << v;
+	}
+	if (!*mask) {
+		fprintf(stderr, PROG ": --source: give markers, functions, openmp or mpi\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -135,9 +162,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
 		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
 		{ "collapse-unavailable", no_argument, NULL, 'C' },
-		{ "min-coverage", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
+		{ "min-coverage", required_argument, NULL, 'c' },
+		{ "source", required_argument, NULL, 'F' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
-					     "share", "ipc", "wall", "name", "coverage" };
+					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
 	char *end, msg[256];
 	int c, v, err;
@@ -165,7 +193,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->has_min_coverage = true;
 			break;
 		case 'o':
-			if ((v = lookup("--sort", optarg, sorts, 11)) < 0)
+			if ((v = lookup("--sort", optarg, sorts, 12)) < 0)
 				return 2;
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
@@ -181,6 +209,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				fprintf(stderr, PROG ": --top: '%s' is not a positive number\n", optarg);
 				return 2;
 			}
+			break;
+		case 'F':
+			if (parse_sources(optarg, &o->sources))
+				return 2;
 			break;
 		case 'r':
 			if (o->has_re)
@@ -212,9 +244,10 @@ static void say_bad(const char *path, char *why)
 }
 
 /* Loads every file, or none: the first bad one is reported. */
-static struct report **load_all(char **path, size_t n, bool raw)
+static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 {
 	struct report **r = xcalloc(n, sizeof(*r));
+	struct symbolizer *sz = symbolize ? symbolizer_new() : NULL;
 	char why[600];
 
 	for (size_t i = 0; i < n; i++) {
@@ -223,10 +256,14 @@ static struct report **load_all(char **path, size_t n, bool raw)
 			while (i-- > 0)
 				report_free(r[i]);
 			free(r);
+			symbolizer_free(sz);
 			return NULL;
 		}
 		r[i]->raw = raw;
+		if (sz)
+			symbols_name_regions(sz, r[i]);
 	}
+	symbolizer_free(sz);
 	return r;
 }
 
@@ -299,7 +336,7 @@ int main(int argc, char **argv)
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;
 	}
-	if (!(files = load_all(argv + is_diff + optind, n, o.raw)))
+	if (!(files = load_all(argv + is_diff + optind, n, o.raw, o.symbolize)))
 		goto out;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* one thread writes: no lock taken per call (millions in an export) */

@@ -178,12 +178,26 @@ static void export_value(FILE *out, const struct report *r, const struct rep_thr
 	fputs("}", out);
 }
 
+/* A region not from the markers: its source, and the address it is keyed
+ * by. */
+static void export_origin(FILE *out, const struct report *r, uint32_t id)
+{
+	const struct rf_origin *o = rep_origin(r, id);
+
+	if (!o)
+		return;
+	fprintf(out, ", \"source\": \"%s\"", rf_from_name(o->source));
+	if (o->addr)
+		fprintf(out, ", \"address\": \"0x%" PRIx64 "\"", o->addr);
+}
+
 static void export_row(FILE *out, const struct report *r, const struct rep_thread *t,
 		       size_t j)
 {
 	const struct rf_site *s = rep_site(r, t, j);
 
 	key_str(out, "        {", "region", r->names[rep_region(r, s->region)]);
+	export_origin(out, r, s->region);
 	fputs(", \"stack\": ", out);
 	put_u64(out, s->stack);
 	fputs(", \"calls\": ", out);

@@ -165,7 +165,8 @@ static void csv_head(FILE *out, const struct model *m, enum scope sc, bool cover
 		fputs("file,pid,tid,thread,", out);
 	else if (sc == SC_PROCESS)
 		fputs("file,pid,executable,", out);
-	fputs(m->o->stacks ? "region,stack,calls,share" : "region,calls,share", out);
+	fputs(m->show_source ? "region,source," : "region,", out);
+	fputs(m->o->stacks ? "stack,calls,share" : "calls,share", out);
 	for (int e = -1; e < (int)m->nev; e++) {
 		static const char *const part[] = { "incl", "excl", "mean", "min", "max" };
 
@@ -264,6 +265,8 @@ void render_csv(FILE *out, struct model *m)
 
 				csv_scope(out, m, t);
 				csv_field(out, m->regions[g->key.region]);
+				if (m->show_source)
+					fprintf(out, ",%s", rf_from_name(m->source[g->key.region]));
 				if (m->o->stacks) {
 					putc(',', out);
 					csv_stack(out, m, row->key.stack, &b);
@@ -351,6 +354,8 @@ static void json_regions(FILE *out, struct model *m, const struct gtable *t,
 
 		fprintf(out, "%s\n%s  {\"region\": ", i ? "," : "", ind);
 		json_string(out, m->regions[g->key.region]);
+		if (m->show_source)
+			fprintf(out, ", \"source\": \"%s\"", rf_from_name(m->source[g->key.region]));
 		fputs(", ", out);
 		json_values(out, m, t, g);
 		if (m->o->stacks) {
@@ -471,7 +476,7 @@ static void json_process(FILE *out, struct model *m, const struct gtable *t)
 }
 
 static const char *const sort_names[] = { "incl", "excl", "mean", "min", "max", "calls",
-					  "share", "ipc", "wall", "name", "coverage" };
+					  "share", "ipc", "wall", "name", "coverage", "source" };
 
 void render_json_table(FILE *out, struct model *m)
 {

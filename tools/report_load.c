@@ -28,9 +28,10 @@ struct ld {
 	const struct rf_stack **stk;
 	const struct rf_module **mod;
 	const struct rf_error **err;
+	const struct rf_origin **ori;
 	const struct rf_event *evrec[RF_EVENTS_MAX];
-	size_t nthr, nnam, nstk, nmod, nerr;
-	size_t cthr, cnam, cstk, cmod, cerr;
+	size_t nthr, nnam, nstk, nmod, nerr, nori;
+	size_t cthr, cnam, cstk, cmod, cerr, cori;
 	/* sites by the thread index they name, before threads are known */
 	struct bucket {
 		uint32_t *off;
@@ -176,6 +177,15 @@ static bool check_name(struct ld *L, const struct rf_record *rec)
 	return true;
 }
 
+static bool check_origin(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_origin *o = (const void *)rec;
+
+	if (o->id == 0 || o->source >= RF_FROM_KINDS)
+		return bad(L, "corrupt origin record at offset %" PRIu64, offset_of(L, rec));
+	return true;
+}
+
 static bool check_stack(struct ld *L, const struct rf_record *rec)
 {
 	const struct rf_stack *s = (const void *)rec;
@@ -252,6 +262,7 @@ static bool first_record(struct ld *L, const struct rf_record *rec)
 	case RF_MODULE: return check_module(L, rec) && KEEP(L, mod, nmod, cmod, rec);
 	case RF_SITE: return check_site(L, rec);
 	case RF_ERROR: return KEEP(L, err, nerr, cerr, rec);
+	case RF_ORIGIN: return check_origin(L, rec) && KEEP(L, ori, nori, cori, rec);
 	default: return true;
 	}
 }
@@ -308,6 +319,28 @@ static bool id_ok(const struct ld *L, uint64_t id, size_t minsize)
 	return id <= L->f->tail / minsize + 1;
 }
 
+/* An origin whose name is not recorded yet (a live file) is left out; one
+ * whose prefix runs past its name is refused. */
+static bool load_origins(struct ld *L)
+{
+	struct report *r = L->r;
+
+	r->origins = xcalloc(r->nname_ids ? r->nname_ids : 1, sizeof(*r->origins));
+	for (size_t i = 0; i < L->nori; i++) {
+		const struct rf_origin *o = L->ori[i];
+
+		if (o->id >= r->nname_ids || !r->names[o->id])
+			continue;
+		if (r->origins[o->id])
+			return bad(L, "origin of name %" PRIu32 " recorded twice", o->id);
+		if (o->prefix > strlen(r->names[o->id]))
+			return bad(L, "origin of name %" PRIu32 ": prefix of %" PRIu32
+				   " bytes in a shorter name", o->id, o->prefix);
+		r->origins[o->id] = o;
+	}
+	return true;
+}
+
 static bool load_names(struct ld *L)
 {
 	struct report *r = L->r;
@@ -324,7 +357,7 @@ static bool load_names(struct ld *L)
 			return bad(L, "name id %" PRIu32 " recorded twice", L->nam[i]->id);
 		r->names[L->nam[i]->id] = L->nam[i]->text;
 	}
-	return true;
+	return load_origins(L);
 }
 
 static int by_lo(const void *a, const void *b)
@@ -349,9 +382,8 @@ static void load_modules(struct ld *L)
 	qsort(r->modules, r->nmodules, sizeof(*r->modules), by_lo);
 }
 
-/* The module whose mapped range holds pc: the last one starting at or
- * below it. */
-static int32_t module_of(const struct report *r, uint64_t pc)
+/* The last module starting at or below pc. */
+int32_t rep_module_of(const struct report *r, uint64_t pc)
 {
 	size_t lo = 0, hi = r->nmodules;
 
@@ -404,7 +436,7 @@ const struct rep_frame *rep_frames(const struct report *cr)
 		const struct rf_stack *s = r->stackrec[id];
 
 		for (size_t k = 0; s && k < s->nframes; k++) {
-			int32_t m = module_of(r, s->pc[k]);
+			int32_t m = rep_module_of(r, s->pc[k]);
 
 			r->frames[r->stacks[id].first + k] = (struct rep_frame){
 				s->pc[k], m < 0 ? 0 : s->pc[k] - r->modules[m].base, m, NULL };
@@ -701,7 +733,7 @@ static bool load_sites(struct ld *L)
 
 static void ld_free(struct ld *L)
 {
-	free(L->thr), free(L->nam), free(L->stk), free(L->mod), free(L->err);
+	free(L->thr), free(L->nam), free(L->stk), free(L->mod), free(L->err), free(L->ori);
 	free(L->thread_at);
 	for (size_t i = 0; i < L->nbucket; i++)
 		free(L->bucket[i].off);
@@ -803,7 +835,7 @@ void report_free(struct report *r)
 		return;
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].totals), free(r->threads[i].rows);
-	free(r->threads), free(r->ev), free(r->names), free(r->stacks), free(r->frames);
+	free(r->threads), free(r->ev), free(r->names), free(r->origins), free(r->stacks), free(r->frames);
 	free(r->unknown);
 	free(r->stackrec);
 	free(r->modules), free(r->errors), free(r->argv);

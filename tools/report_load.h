@@ -115,12 +115,16 @@ struct report {
 	struct rep_thread *threads;	/* in rf_thread.index order */
 	size_t nname_ids;
 	const char **names;		/* [rf_name.id]: the text, NULL where none;
+					 * an address region's, once named
+					 * (report_name_regions), the symbol's;
 					 * then "(unknown id N)" for each id past
 					 * the file's that a row names (rep_region) */
 	size_t nfile_ids;		/* of nname_ids, the file's own */
 	uint32_t *unknown;		/* those ids past them, sorted */
 	size_t nunknown;
 	size_t nunnamed;		/* rows and errors naming an id no record names */
+	const struct rf_origin **origins; /* [rf_name.id] of the file's: NULL for a
+					   * marker's (rep_origin) */
 	size_t nstacks, nframes;	/* stacks: [rf_stack.id] */
 	struct rep_stack *stacks;
 	const struct rf_stack **stackrec;	/* [rf_stack.id]: the record, or NULL */
@@ -160,6 +164,24 @@ static inline uint32_t rep_region(const struct report *r, uint32_t id)
 	}
 	return (uint32_t)(r->nfile_ids + lo);
 }
+
+/* The origin record of region `id`: NULL for a marker's, and for an id
+ * the file does not name. */
+static inline const struct rf_origin *rep_origin(const struct report *r, uint32_t id)
+{
+	return id < r->nfile_ids ? r->origins[id] : NULL;
+}
+
+/* Where region `id` comes from (enum rf_from). */
+static inline uint32_t rep_source(const struct report *r, uint32_t id)
+{
+	const struct rf_origin *o = rep_origin(r, id);
+
+	return o ? o->source : RF_FROM_MARKERS;
+}
+
+/* The module whose mapped range holds pc (an index into modules), or -1. */
+int32_t rep_module_of(const struct report *r, uint64_t pc);
 
 /* Every stack's frames (stacks[id].first indexes them), built on first use. */
 const struct rep_frame *rep_frames(const struct report *r);

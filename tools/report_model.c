@@ -127,9 +127,19 @@ static void map_threads_and_regions(struct model *m)
 			m->threads[k] = (struct mthread){ f, &m->files[f]->threads[i],
 							  m->namemap[f] };
 	clear_names(&hash);
+	m->source = xcalloc(m->nregions + 1, sizeof(*m->source));
+	for (size_t f = m->nfiles; f-- > 0;) /* the first file's, where they differ */
+		for (size_t id = 0; id < m->files[f]->nname_ids; id++)
+			if (m->files[f]->names[id])
+				m->source[m->namemap[f][id]] = (uint8_t)rep_source(m->files[f],
+										    (uint32_t)id);
 	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
-	for (size_t i = 0; i < m->nregions; i++)
-		m->selected[i] = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
+	for (size_t i = 0; i < m->nregions; i++) {
+		bool re = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
+
+		m->selected[i] = re && (!m->o->sources || (m->o->sources >> m->source[i] & 1));
+		m->show_source |= m->selected[i] && m->source[i] != RF_FROM_MARKERS;
+	}
 }
 
 /* ---- weight ------------------------------------------------------------- */
@@ -411,7 +421,8 @@ void model_free(struct model *m)
 		free(g->s), free(g->sub), free(g);
 	}
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
-	free(m->threads), free(m->regions), free(m->selected), free(m->ev), free(m->evmap);
+	free(m->threads), free(m->regions), free(m->selected), free(m->source);
+	free(m->ev), free(m->evmap);
 	free(m->file_total);
 	symbols_free(m->sym);
 	free(m);
@@ -554,7 +565,7 @@ static void set_sort_key(const struct model *m, struct group *g)
 	g->tie_excl = w->have ? (double)w->excl : -1;
 	g->tie_incl = w->have ? (double)w->incl : -1;
 	switch (sort) {
-	case S_INCL: v = (double)w->incl; break;
+	case S_INCL: case S_SOURCE: v = (double)w->incl; break;
 	case S_EXCL: case S_SHARE: v = (double)w->excl; break;
 	case S_MEAN: ok = sum_mean(w, &v); break;
 	case S_MIN: v = (double)w->min; break;
@@ -579,6 +590,10 @@ static int by_sort_key(const void *pa, const void *pb)
 	const struct group *a = *(struct group *const *)pa, *b = *(struct group *const *)pb;
 	int c = 0;
 
+	if (sort_model->o->sort == S_SOURCE &&
+	    sort_model->source[a->key.region] != sort_model->source[b->key.region])
+		return strcmp(rf_from_name(sort_model->source[a->key.region]),
+			      rf_from_name(sort_model->source[b->key.region]));
 	if (sort_model->o->sort != S_NAME) {
 		if (a->sort_na != b->sort_na)
 			return a->sort_na ? 1 : -1;
@@ -674,7 +689,10 @@ static void build_scope(struct model *m, enum scope sc)
 			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
 			uint32_t region = t->regmap[rep_region(m->files[t->file], site->region)];
 
-			if (!m->selected[region])
+			/* a function whose calls were all folded into their callers
+			 * (PMCSHIM_FUNCTIONS min=) has nothing to show */
+			if (!m->selected[region] ||
+			    (!site->calls && m->source[region] == RF_FROM_FUNCTIONS))
 				continue;
 			add_row(m, region_group(m, &regs, direct, m->nregions, region, scope), t, j);
 			if (m->stackmap)

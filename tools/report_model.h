@@ -16,7 +16,7 @@
 #include "report_load.h"
 
 enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
-		  S_NAME, S_COVERAGE };
+		  S_NAME, S_COVERAGE, S_SOURCE };
 enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
 
 /* What the user asked for on the command line. */
@@ -29,6 +29,7 @@ struct opts {
 	size_t top;			/* 0: all */
 	bool has_re;
 	regex_t re;			/* --region */
+	unsigned sources;		/* --source: bit per enum rf_from, 0: all */
 	const char *event;		/* --event, NULL: the default weight */
 	bool has_min_coverage;
 	double min_coverage;		/* --min-coverage, as a fraction */
@@ -123,7 +124,9 @@ struct model {
 	size_t nregions;
 	const char **regions;
 	uint32_t **namemap;		/* [file][name id] -> region */
-	bool *selected;			/* region matches --region */
+	uint8_t *source;		/* [region]: enum rf_from (the first file's) */
+	bool show_source;		/* some region shown is not a marker's */
+	bool *selected;			/* region matches --region and --source */
 	int weight;			/* event chosen as weight, -1: wall time */
 	int ipc_ins, ipc_cyc;		/* instructions and cycles events, or -1 */
 	struct sum *file_total;		/* [file]: weight excl over all its rows */

@@ -37,6 +37,13 @@ bool symbolize_function(struct symbolizer *s, const char *path, const char *buil
 	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
 	return false;
 }
+
+bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_id,
+		      uint64_t offset, char *out, size_t outlen)
+{
+	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
+	return false;
+}
 #endif
 
 struct fkey {
@@ -170,4 +177,24 @@ void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
 {
 	for (size_t i = 0; i < s->nnotes; i++)
 		fn(arg, s->notes[i].path, s->notes[i].note);
+}
+
+void symbols_name_regions(struct symbolizer *sz, struct report *r)
+{
+	char sym[512], text[1024];
+
+	for (size_t id = 0; id < r->nname_ids; id++) {
+		const struct rf_origin *o = rep_origin(r, (uint32_t)id);
+		int32_t m = o && o->addr ? rep_module_of(r, o->addr) : -1;
+		const struct rep_module *mod = m >= 0 ? &r->modules[m] : NULL;
+
+		if (!mod || !(o->addr_kind == RF_ADDR_CALL ?
+			      symbolize(sz, mod->path, mod->build_id, o->addr - mod->base, sym,
+					sizeof(sym), NULL) != SYM_MODULE :
+			      symbolize_symbol(sz, mod->path, mod->build_id, o->addr - mod->base,
+					       sym, sizeof(sym))))
+			continue;
+		snprintf(text, sizeof(text), "%.*s%s", (int)o->prefix, r->names[id], sym);
+		r->names[id] = pool_strdup(&r->pool, text);
+	}
 }

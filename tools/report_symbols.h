@@ -26,4 +26,11 @@ const char *symbols_frame(struct symbols *s, int64_t gmod, const char *path,
 void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
 						 const char *note), void *arg);
 
+/* Regions keyed by an address (rf_origin.addr: a function's) named from
+ * the symbols of the module that holds it: r->names[id] becomes the
+ * name's prefix and the symbol ("solve._omp_fn.0"); left as recorded
+ * ("0x55d0c0a01234") when no symbol says. */
+struct symbolizer;
+void symbols_name_regions(struct symbolizer *sz, struct report *r);
+
 #endif

@@ -390,9 +390,10 @@ static void print_events(FILE *out, const struct report *r, const char *label)
 static void print_legend(FILE *out, const struct model *m)
 {
 	static const char *const field[] = { "incl", "excl", "mean", "min", "max", "", "excl",
-					     "", "", "", "" };
+					     "", "", "", "", "" };
 	static const char *const other[] = { "", "", "", "", "", "calls", "", "IPC",
-					     "wall incl", "name", "coverage, lowest first" };
+					     "wall incl", "name", "coverage, lowest first",
+					     "source, then incl" };
 	const char *w = model_weight_name(m);
 	enum sort_field s = m->o->sort;
 
@@ -457,11 +458,14 @@ static void note_hidden(FILE *out, const struct model *m, const struct cols *c)
 
 static void region_headings(struct table *t, const struct model *m, const struct cols *cols)
 {
-	size_t c = 3;
+	size_t c = 3 + m->show_source;
 	char b[256];
 
 	tbl_left(t, 0);
-	tbl_put(t, "region"), tbl_put(t, "share"), tbl_put(t, "calls");
+	tbl_put(t, "region");
+	if (m->show_source)
+		tbl_left(t, 1), tbl_put(t, "source");
+	tbl_put(t, "share"), tbl_put(t, "calls");
 	if (cols->cover)
 		tbl_put(t, "coverage"), c++;
 	for (int e = -1; e < (int)m->nev; e++) {
@@ -509,6 +513,8 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	char b[32];
 
 	put_name(t, m->regions[g->key.region], NAME_COLUMN_MAX, "");
+	if (m->show_source)
+		tbl_put(t, "%s", rf_from_name(m->source[g->key.region]));
 	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */
 	put_double(t, ok, "%.1f%%", 100 * v);
 	tbl_put(t, "%s", fmt_num(b, g->calls, H_EXACT));
@@ -616,7 +622,7 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 		return;
 	}
 	choose_cols(&cols, m, gt);
-	tbl_init(&t, 3 + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	tbl_init(&t, 3 + m->show_source + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc);
 	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
 		region_row(&t, m, gt, gt->g[i], &mk, &cols);

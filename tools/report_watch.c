@@ -26,6 +26,8 @@
 #include <time.h>
 
 #include "report_render.h"
+#include "report_symbols.h"
+#include "symbolize.h"
 
 /* One interval: per region name id that changed, its calls and each
  * value's sum as the tables make them ([0] wall time, [1 + e] event e). */
@@ -265,6 +267,10 @@ static size_t name_width(const struct report *r)
 	return w > 40 ? 40 : w;
 }
 
+/* Names regions keyed by an address, for the watch's lifetime (each
+ * module read once). */
+static struct symbolizer *sz;
+
 /* The file, its values shown raw or not. */
 static struct report *load(const char *path, bool raw, char *why, size_t whylen)
 {
@@ -272,6 +278,8 @@ static struct report *load(const char *path, bool raw, char *why, size_t whylen)
 
 	if (r)
 		r->raw = raw;
+	if (r && sz)
+		symbols_name_regions(sz, r);
 	return r;
 }
 
@@ -303,7 +311,7 @@ static void print_interval(FILE *out, const struct report *r, const struct repor
 	interval_free(&iv);
 }
 
-int run_watch(FILE *out, const char *path, double interval, bool raw)
+static int watch(FILE *out, const char *path, double interval, bool raw)
 {
 	char why[600];
 	struct report *before = load(path, raw, why, sizeof(why)), *r;
@@ -333,4 +341,15 @@ int run_watch(FILE *out, const char *path, double interval, bool raw)
 		before->pid, before->state_text);
 	report_free(before);
 	return 0;
+}
+
+int run_watch(FILE *out, const char *path, double interval, bool raw)
+{
+	int rc;
+
+	sz = symbolizer_new();
+	rc = watch(out, path, interval, raw);
+	symbolizer_free(sz);
+	sz = NULL;
+	return rc;
 }

@@ -270,24 +270,47 @@ enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *b
 	return lookup(m, offset, out, outlen, note);
 }
 
-bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
-			uint64_t offset, char *out, size_t outlen)
+/* The symbol holding file address `offset` of a usable module whose
+ * build-id matched; NULL when there is none. */
+static const char *symbol_at(struct symbolizer *s, const char *path, const char *build_id,
+			     uint64_t offset, GElf_Off *symoff)
 {
 	struct module *m = s && path ? module_get(s, path) : NULL;
 	Dwarf_Addr bias;
-	GElf_Off symoff;
 	GElf_Sym sym;
-	const char *name;
 
-	if (!m || m->error || offset == 0 || (build_id && build_id[0] &&
-					      strcasecmp(build_id, m->build_id) != 0))
-		return false;
+	if (!m || m->error || (build_id && build_id[0] &&
+			       strcasecmp(build_id, m->build_id) != 0))
+		return NULL;
 	if (!dwfl_module_getelf(m->mod, &bias))
-		return false;
-	name = dwfl_module_addrinfo(m->mod, offset - 1 + bias, &symoff, &sym, NULL, NULL, NULL);
+		return NULL;
+	return dwfl_module_addrinfo(m->mod, offset + bias, symoff, &sym, NULL, NULL, NULL);
+}
+
+bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
+			uint64_t offset, char *out, size_t outlen)
+{
+	GElf_Off symoff;
+	const char *name = offset ? symbol_at(s, path, build_id, offset - 1, &symoff) : NULL;
+
 	if (!name)
 		return false;
 	/* +1: the return address, as a dladdr() name would say it */
 	snprintf(out, outlen, "%s+0x%" PRIx64, name, (uint64_t)symoff + 1);
+	return true;
+}
+
+bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_id,
+		      uint64_t offset, char *out, size_t outlen)
+{
+	GElf_Off symoff;
+	const char *name = symbol_at(s, path, build_id, offset, &symoff);
+
+	if (!name)
+		return false;
+	if (symoff)
+		snprintf(out, outlen, "%s+0x%" PRIx64, name, (uint64_t)symoff);
+	else
+		snprintf(out, outlen, "%s", name);
 	return true;
 }

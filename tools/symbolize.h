@@ -39,4 +39,10 @@ enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *b
 bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
 			uint64_t offset, char *out, size_t outlen);
 
+/* The symbol that holds `offset` itself (not a return address: a
+ * function's entry, a variable): "name", or "name+0xoff" inside it; false
+ * as for symbolize_function. */
+bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_id,
+		      uint64_t offset, char *out, size_t outlen);
+
 #endif

@@ -1,0 +1,287 @@
+/* Functions from the compiler: a program built with -finstrument-functions
+ * calls __cyg_profile_func_enter/exit around each of its functions, and
+ * each function becomes a region keyed by its address (names_intern_addr),
+ * which the reader names from the symbols. The warm path is one look-up
+ * in a table every thread shares, read without a lock: a slot is filled
+ * once, under the lock, and never changed. PMCSHIM_FUNCTIONS chooses the
+ * functions by name: a module's symbol table is read once, at the first
+ * function met in it, never per call. The shim is built without
+ * -finstrument-functions, and so are the libraries it calls: nothing here
+ * calls back into these hooks. */
+#include "functions.h"
+
+#include "funcspec.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "clock.h"
+#include "guard.h"
+#include "log.h"
+#include "modules.h"
+#include "names.h"
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define SLOTS (1u << 16)		/* functions met, per process */
+#define PROBES 64
+#define UNSEEN UINT32_MAX		/* a function not met yet */
+#define MODULES_MAX 256
+
+struct slot {
+	uintptr_t fn;			/* 0: empty; set last (release) */
+	uint32_t id;			/* 0: not recorded */
+};
+
+/* Functions met: their region, or 0. */
+static struct slot *table;
+/* With a filter: the chosen functions' addresses in the modules read. */
+static struct slot *chosen;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned used, nchosen;
+static int full_said;
+
+/* PMCSHIM_FUNCTIONS, parsed (checked by config.c before). */
+static struct funcspec filter;
+
+/* min= in ticks, once a function is met (0: no folding). */
+static uint64_t fold_ticks;
+
+/* Modules whose symbols were read (by their link map). */
+static const void *read_modules[MODULES_MAX];
+static int nread;
+
+static inline uint32_t first_slot(uintptr_t fn)
+{
+	return (uint32_t)(((uint64_t)fn * UINT64_C(0x9E3779B97F4A7C15)) >> 48) & (SLOTS - 1);
+}
+
+/* The slot of fn in t: its own, or the empty one where it would go; NULL
+ * when the run of slots to look at is full. */
+static inline struct slot *slot_of(struct slot *t, uintptr_t fn)
+{
+	uint32_t i = first_slot(fn);
+
+	for (int n = 0; n < PROBES; n++, i = (i + 1) & (SLOTS - 1)) {
+		uintptr_t f = __atomic_load_n(&t[i].fn, __ATOMIC_ACQUIRE);
+
+		if (f == fn || !f)
+			return &t[i];
+	}
+	return NULL;
+}
+
+/* fn's region: 0 when it is not recorded, UNSEEN when not met yet. */
+static inline uint32_t known(uintptr_t fn)
+{
+	struct slot *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	struct slot *s = t ? slot_of(t, fn) : NULL;
+
+	if (s && __atomic_load_n(&s->fn, __ATOMIC_RELAXED) == fn)
+		return s->id;
+	return s || !t ? UNSEEN : 0;
+}
+
+/* min= in ticks: the tick rate against CLOCK_MONOTONIC since the process
+ * started (at least 2 ms of it: waited for here, once). */
+static void set_fold_ticks(void)
+{
+	uint64_t ns = clock_mono_ns() - clock_start_mono_ns(), ticks;
+	struct timespec ts = { 0, 2000000 };
+
+	if (ns < 2000000) {
+		nanosleep(&ts, NULL);
+		ns = clock_mono_ns() - clock_start_mono_ns();
+	}
+	ticks = arch_ticks() - clock_start_ticks();
+	__atomic_store_n(&fold_ticks, (uint64_t)((double)filter.min_ns * ticks / ns) + 1,
+			 __ATOMIC_RELEASE);
+}
+
+static void choose(uintptr_t addr)
+{
+	struct slot *s = slot_of(chosen, addr);
+
+	if (s && !s->fn) {
+		s->fn = addr;
+		nchosen++;
+	}
+}
+
+/* The chosen functions of one ELF image (the symbol table, else the
+ * dynamic one), at load bias `bias`. */
+static void choose_in_image(const unsigned char *img, size_t size, uintptr_t bias)
+{
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Shdr) *sh, *tab = NULL;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > size)
+		return;
+	sh = (const void *)(img + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB || (sh[i].sh_type == SHT_DYNSYM && !tab))
+			tab = &sh[i];
+	if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_offset + tab->sh_size > size ||
+	    sh[tab->sh_link].sh_offset + sh[tab->sh_link].sh_size > size)
+		return;
+	const ElfW(Sym) *sym = (const void *)(img + tab->sh_offset);
+	const char *str = (const char *)img + sh[tab->sh_link].sh_offset;
+	size_t nsym = tab->sh_size / sizeof(*sym), strsize = sh[tab->sh_link].sh_size;
+
+	for (size_t i = 0; i < nsym; i++) {
+		int type = ELF64_ST_TYPE(sym[i].st_info);
+
+		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym[i].st_shndx != SHN_UNDEF &&
+		    sym[i].st_value && sym[i].st_name < strsize &&
+		    memchr(str + sym[i].st_name, 0, strsize - sym[i].st_name) &&
+		    funcspec_chooses(&filter, str + sym[i].st_name))
+			choose(bias + sym[i].st_value);
+	}
+}
+
+static void choose_in_file(const char *path, uintptr_t bias)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *img;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 &&
+	    (img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) != MAP_FAILED) {
+		choose_in_image(img, (size_t)st.st_size, bias);
+		munmap(img, (size_t)st.st_size);
+	}
+	close(fd);
+}
+
+/* Whether PMCSHIM_FUNCTIONS chose fn: its module's symbols are read the
+ * first time one of its functions is met. */
+static int chosen_fn(uintptr_t fn)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+	struct slot *s;
+	int i;
+
+	if (!chosen && !(chosen = arena_pages(SLOTS * sizeof(*chosen))))
+		return 0;
+	if (!dladdr1((void *)fn, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return 0;
+	for (i = 0; i < nread && read_modules[i] != lm; i++)
+		;
+	if (i == nread && nread < MODULES_MAX) {
+		read_modules[nread++] = lm;
+		choose_in_file(lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe",
+			       lm->l_addr);
+	}
+	s = slot_of(chosen, fn);
+	return s && s->fn == fn;
+}
+
+/* --- functions met -------------------------------------------------- */
+
+static uint32_t region_of(uintptr_t fn)
+{
+	uint32_t id;
+
+	if (filter.on && !chosen_fn(fn))
+		return 0;
+	modules_note(&fn, 1);	/* a dlopen()ed module: recorded for the reader */
+	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY);
+	return id;
+}
+
+/* The first call of fn (any thread): its region, made once. */
+static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
+{
+	int saved = errno;
+	uint32_t id = 0;
+	struct slot *s;
+
+	if (!guard_enter())
+		return 0;
+	pthread_mutex_lock(&lock);
+	if (filter.min_ns && !fold_ticks)
+		set_fold_ticks();
+	if (!table)
+		__atomic_store_n(&table, arena_pages(SLOTS * sizeof(*table)), __ATOMIC_RELEASE);
+	if (table && (s = slot_of(table, fn)) && used < SLOTS / 2) {
+		if (s->fn == fn) {
+			id = s->id;
+		} else {
+			s->id = id = region_of(fn);
+			used++;
+			__atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
+		}
+	} else if (!full_said) {
+		full_said = 1;
+		log_error("more than %u instrumented functions met: the others are not recorded",
+			  used);
+	}
+	pthread_mutex_unlock(&lock);
+	guard_leave();
+	errno = saved;
+	return id;
+}
+
+EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct thread_state *t = shim_thread();
+	uintptr_t from;
+	uint32_t id;
+
+	if (!t)
+		return;
+	id = known((uintptr_t)fn);
+	if (unlikely(id == UNSEEN))
+		id = first_call((uintptr_t)fn);
+	if (!id)
+		return;
+	/* at depth > 0 the stack from the function itself (its call site
+	 * is the next frame): a walk must find the shim's frames returning
+	 * to the call site it is given */
+	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
+	regions_begin(&t->rs, &t->ctr, id, from);
+}
+
+/* A function not met at its entry (it began before recording did) is
+ * not ended either. */
+EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+{
+	struct thread_state *t = shim_thread();
+	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
+	uint32_t id;
+
+	(void)site;
+	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
+		return;
+	if (fold)
+		regions_end_fold(&t->rs, &t->ctr, id, fold);
+	else
+		regions_end(&t->rs, &t->ctr, id);
+}
+
+void functions_setup(const char *spec)
+{
+	char why[256];
+
+	funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
+}

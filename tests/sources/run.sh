@@ -1,0 +1,297 @@
+#!/bin/sh
+# Regions with no source change, checked through pmcshim-report's CSV:
+#   -finstrument-functions: exact calls of each function of a recursive
+#   program (fib(15): 1973 calls), PMCSHIM_FUNCTIONS by names and by
+#   /regex/ (exact too), a bad list (one line, every function), min=
+#   (short calls folded into their callers), functions left by exit()
+#   (measured, no error), 4 threads meeting the same functions at once,
+#   the program without the shim (glibc's no-op hooks: same output);
+#   OpenMP, the same program built with gcc (libgomp, interposed) and
+#   with clang (libomp, OMPT): a parallel region run 100 times on 4
+#   threads reads 100 calls in each thread, threads named omp-0.N, and in
+#   each thread the exclusive wall times of all its regions add up to the
+#   inclusive times of its parallel regions (the barriers, critical
+#   sections and their waits nest in them); libgomp only in a library
+#   loaded with RTLD_LOCAL; PMCSHIM_OPENMP=0, an unknown
+#   PMCSHIM_OPENMP value (one line, the default), OMP_TOOL=disabled (one
+#   line, the program as without the shim).
+# With the ASan+UBSan shim where it is built: the functions and libgomp runs
+# again; with the TSan shim, the 4 threads' functions.
+B=${B:-build}
+. tests/lib.sh
+suite_begin sources
+unset PMCSHIM_EVENTS PMCSHIM_QUIET PMCSHIM_OUTPUT PMCSHIM_FUNCTIONS PMCSHIM_OPENMP OMP_TOOL
+S=$B/tests/sources
+R=$B/pmcshim-report
+SHIM=$PWD/$B/libpmcshim.so
+export OMP_NUM_THREADS=4
+
+# shim NAME PROGRAM [ARGS...]: run it under the shim (env: the caller's),
+# its report in $tmp/NAME/, stdout in $tmp/NAME.out, stderr in $tmp/NAME.err
+shim() {
+	n=$1
+	shift
+	mkdir -p "$tmp/$n"
+	PMCSHIM_QUIET=1 PMCSHIM_EVENTS=task-clock PMCSHIM_OUTPUT="$tmp/$n/" \
+		LD_PRELOAD="${PRELOAD:-$SHIM}" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err"
+	rc=$?
+}
+
+# csv NAME [OPTIONS...]: the report of run NAME as CSV (--raw: values as
+# measured, so sums are exact in ticks) into $tmp/NAME.csv
+csv() {
+	n=$1
+	shift
+	"$R" --raw --format csv "$@" "$tmp/$n"/*.pmc >"$tmp/$n.csv" 2>"$tmp/$n.rerr"
+}
+
+# calls_of NAME: "region=calls" per row of $tmp/NAME.csv (the merged
+# table), in name order, on one line
+calls_of() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ print $h["region"] "=" $h["calls"] }' "$tmp/$1.csv" | sort | tr '\n' ' '
+}
+
+# --- -finstrument-functions ---------------------------------------------------
+
+shim funcs "$S/funcs"
+csv funcs
+fwant="fib=1973 leaf=200 main=1 twice=100 "
+got=$(calls_of funcs)
+if [ $rc = 0 ] && [ "$got" = "$fwant" ] && [ ! -s "$tmp/funcs.err" ]; then
+	result functions_exact_calls ok
+else
+	result functions_exact_calls fail "exit $rc, calls: $got (want $fwant)" "$(head -3 "$tmp/funcs.err")"
+fi
+
+src=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "source") c = i; next }
+	{ print $c }' "$tmp/funcs.csv" | sort -u | tr '\n' ' ')
+"$R" --source markers --format csv "$tmp/funcs"/*.pmc >"$tmp/markers.csv"
+if [ "$src" = "functions " ] && [ "$(wc -l <"$tmp/markers.csv")" = 1 ]; then
+	result functions_source ok
+else
+	result functions_source fail "sources: $src; --source markers: $(wc -l <"$tmp/markers.csv") lines"
+fi
+
+PMCSHIM_FUNCTIONS=fib,leaf shim names "$S/funcs"
+csv names
+got=$(calls_of names)
+[ "$got" = "fib=1973 leaf=200 " ] && result functions_by_name ok ||
+	result functions_by_name fail "calls: $got"
+
+PMCSHIM_FUNCTIONS='/^t.*e$/' shim regex "$S/funcs"
+csv regex
+got=$(calls_of regex)
+[ "$got" = "twice=100 " ] && result functions_by_regex ok ||
+	result functions_by_regex fail "calls: $got"
+
+PMCSHIM_FUNCTIONS='fib,/[/' shim badlist "$S/funcs"
+csv badlist
+got=$(calls_of badlist)
+if [ "$got" = "$fwant" ] && [ "$(wc -l <"$tmp/badlist.err")" = 1 ] &&
+   grep -q "PMCSHIM_FUNCTIONS='fib,/\[/': /\[/: .*; recording every function" "$tmp/badlist.err"; then
+	result functions_bad_list ok
+else
+	result functions_bad_list fail "calls: $got" "$(cat "$tmp/badlist.err")"
+fi
+
+# min=: calls shorter than 50 ms are folded into their callers (the
+# others last far less than that, slow() 60 ms), and the exclusive times
+# still add up to main's inclusive time (one ns per row: rounding). At
+# depth 0: at depth 8 each of fib's new stacks is walked by libunwind
+# (the program has no frame pointers), and fib(15) can take 50 ms then.
+PMCSHIM_STACK_DEPTH=0 PMCSHIM_FUNCTIONS=min=50ms shim fold "$S/funcs" slow
+csv fold
+got=$(calls_of fold)
+sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	{ n++; ex += $h["wall_excl_ns"]; if ($h["region"] == "main") inc = $h["wall_incl_ns"] }
+	END { d = ex - inc; if (d < 0) d = -d; print (d <= n && inc > 180000000) ? "ok" : ex " vs " inc }' "$tmp/fold.csv")
+[ $rc = 0 ] && [ "$got" = "main=1 slow=3 " ] && [ "$sum" = ok ] && result functions_min_time ok ||
+	result functions_min_time fail "exit $rc; calls: $got; sums: $sum" "$(head -3 "$tmp/fold.err")"
+
+# exit() from inside main and leave(): both end there, measured, and no
+# marker error
+shim exit "$S/funcs" exit
+csv exit
+got=$(calls_of exit)
+"$R" "$tmp/exit"/*.pmc >"$tmp/exit.table" 2>&1
+if [ $rc = 0 ] && [ "$got" = "fib=1973 leaf=200 leave=1 main=1 twice=100 " ] &&
+   ! grep -q 'marker errors' "$tmp/exit.table"; then
+	result functions_left_by_exit ok
+else
+	result functions_left_by_exit fail "exit $rc; calls: $got" "$(grep -A3 'marker errors' "$tmp/exit.table")"
+fi
+
+# threads: 4 threads meet fib at once (per thread: fib=465, worker=1)
+# per_thread_calls NAME: "NxREGION=CALLS,...": how many threads other
+# than the main one have those calls
+per_thread_calls() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["tid"] != $h["pid"] { print $h["tid"] " " $h["region"] "=" $h["calls"] }' \
+		"$tmp/$1.csv" | sort | awk '{ c[$1] = c[$1] $2 "," }
+		END { for (t in c) print c[t] }' | sort | uniq -c | awk '{ print $1 "x" $2 }'
+}
+
+shim threads "$S/funcs" threads
+csv threads --threads
+got=$(per_thread_calls threads)
+[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result functions_threads ok ||
+	result functions_threads fail "exit $rc; $got" "$(head -3 "$tmp/threads.err")"
+
+plain=$("$S/funcs"); prc=$?
+if [ $prc = 0 ] && [ "$plain" = "$(cat "$tmp/funcs.out")" ] && [ "$plain" = "fib(15) = 610, sink 10000" ]; then
+	result functions_without_shim ok
+else
+	result functions_without_shim fail "exit $prc: $plain; under the shim: $(cat "$tmp/funcs.out")"
+fi
+
+# --- OpenMP -------------------------------------------------------------------
+
+# per_thread NAME REGEX: per thread of $tmp/NAME.csv (--threads), its
+# name and the calls of the regions matching REGEX, sorted, as
+# "thread:calls,calls" words sorted by thread name
+per_thread() {
+	awk -F, -v re="$2" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["region"] ~ re { c[$h["thread"]] = c[$h["thread"]] " " $h["calls"] }
+		END { for (t in c) print t ":" c[t] }' "$tmp/$1.csv" |
+	while IFS=: read -r t c; do
+		printf '%s:%s\n' "$t" "$(printf '%s\n' $c | sort -n | tr '\n' ',')"
+	done | sort | tr '\n' ' '
+}
+
+# sums NAME PARALLEL: per thread, the sum of every region's exclusive wall
+# time against the sum of the inclusive times of the regions matching
+# PARALLEL (the outermost ones): prints the threads where they differ by
+# more than one ns per row summed (each value is converted from ticks to
+# ns and rounded down on its own, so n values can lose up to n ns
+# together; in ticks the sums are equal), or nothing
+sums() {
+	awk -F, -v re="$2" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ t = $h["thread"]; n[t]++; ex[t] += $h["wall_excl_ns"]
+		  if ($h["region"] ~ re) inc[t] += $h["wall_incl_ns"] }
+		END { for (t in n) { d = ex[t] - inc[t]; if (d < 0) d = -d
+			if (d > n[t] || inc[t] == 0) print t ": excl " ex[t] " incl " inc[t] } }' "$tmp/$1.csv"
+}
+
+# team CALLS PROGRAM: what per_thread says when each of the 4 threads (the
+# main one named after the program, the others omp-0.1 to omp-0.3) has CALLS
+team() {
+	printf '%s\n' "$2" omp-0.1 omp-0.2 omp-0.3 | sort | sed "s/\$/:$1/" | tr -d '\n'
+}
+
+# omp LABEL PROGRAM PARALLEL CALLS TOP: the OpenMP checks for one build;
+# PARALLEL matches the region run 100 times (CALLS: what per_thread says
+# of it in each thread), TOP the outermost regions
+omp() {
+	label=$1 prog=$2 par=$3 calls=$4 top=$5
+	shim "$label" "$prog"
+	csv "$label" --threads --source openmp
+	want=$(team "$calls" "${prog##*/}")
+	got=$(per_thread "$label" "$par" | tr -d ' ')
+	main=$(awk -F, 'NR > 1 { print $4; exit }' "$tmp/$label.csv")
+	if [ $rc = 0 ] && [ "$got" = "$want" ] && [ "$main" = "${prog##*/}" ] &&
+	   [ "$(cat "$tmp/$label.out")" = "threads 4 solve 1000 loop 49995000" ] &&
+	   [ ! -s "$tmp/$label.err" ]; then
+		result "${label}_100_calls_per_thread" ok
+	else
+		result "${label}_100_calls_per_thread" fail "exit $rc; per thread: $got (want $want); first thread $main" \
+			"$(head -3 "$tmp/$label.err")"
+	fi
+	bad=$(sums "$label" "$top")
+	if [ -z "$bad" ] && [ -s "$tmp/$label.csv" ]; then
+		result "${label}_excl_and_waits_add_up" ok
+	else
+		result "${label}_excl_and_waits_add_up" fail "$bad"
+	fi
+}
+
+omp omp_gcc "$S/omp-gcc" '^solve\._omp_fn\.0$' 100, '^(solve|loop)\._omp_fn\.0$'
+# barriers: the implicit one of the 100 regions, in each thread
+got=$(per_thread omp_gcc '^omp implicit barrier solve\._omp_fn\.0$' | tr -d ' ')
+[ "$got" = "$(team 100, omp-gcc)" ] &&
+	result omp_gcc_implicit_barrier ok || result omp_gcc_implicit_barrier fail "$got"
+
+# libgomp only in a library loaded with RTLD_LOCAL: not found after the
+# shim in the global scope, found in libgomp itself
+shim omp_local "$S/ompload" "$PWD/$S/libomplib.so"
+csv omp_local --threads
+got=$(per_thread omp_local '^omplib_team\._omp_fn\.0$' | tr -d ' ')
+[ $rc = 0 ] && [ "$(cat "$tmp/omp_local.out")" = "team 4" ] && [ "$got" = "$(team 1, ompload)" ] &&
+	result omp_gcc_rtld_local ok ||
+	result omp_gcc_rtld_local fail "exit $rc: $(cat "$tmp/omp_local.out"); $got" "$(head -3 "$tmp/omp_local.err")"
+
+PMCSHIM_OPENMP=0 shim omp_off "$S/omp-gcc"
+csv omp_off
+[ $rc = 0 ] && [ "$(wc -l <"$tmp/omp_off.csv")" = 1 ] && [ ! -s "$tmp/omp_off.err" ] &&
+	result omp_off ok || result omp_off fail "exit $rc; $(wc -l <"$tmp/omp_off.csv") lines"
+
+PMCSHIM_OPENMP=yes shim omp_bad "$S/omp-gcc"
+csv omp_bad --threads
+got=$(per_thread omp_bad '^solve\._omp_fn\.0$' | tr -d ' ')
+if [ $rc = 0 ] && [ "$(wc -l <"$tmp/omp_bad.err")" = 1 ] &&
+   grep -q "^pmcshim: PMCSHIM_OPENMP='yes': want 0 or 1; using 1$" "$tmp/omp_bad.err" &&
+   [ "$(printf '%s' "$got" | grep -o ':100,' | wc -l)" = 4 ]; then
+	result omp_unknown_value ok
+else
+	result omp_unknown_value fail "exit $rc; $got" "$(cat "$tmp/omp_bad.err")"
+fi
+
+if [ -x "$S/omp-clang" ]; then
+	# (its two parallel regions are both named after main, where clang
+	# inlined solve: 100 calls and 1)
+	omp omp_clang "$S/omp-clang" '^omp parallel ' 1,100, '^omp parallel '
+	OMP_TOOL=disabled shim omp_refused "$S/omp-clang"
+	csv omp_refused
+	if [ $rc = 0 ] && [ "$(wc -l <"$tmp/omp_refused.csv")" = 1 ] &&
+	   [ "$(cat "$tmp/omp_refused.out")" = "threads 4 solve 1000 loop 49995000" ] &&
+	   [ "$(wc -l <"$tmp/omp_refused.err")" = 1 ] &&
+	   grep -q 'did not start the shim.s OMPT tool (OMP_TOOL=disabled)' "$tmp/omp_refused.err"; then
+		result omp_clang_tool_refused ok
+	else
+		result omp_clang_tool_refused fail "exit $rc" "$(cat "$tmp/omp_refused.err")"
+	fi
+else
+	for t in omp_clang_100_calls_per_thread omp_clang_excl_and_waits_add_up omp_clang_tool_refused; do
+		result $t "skip:no clang -fopenmp with libomp (test dependencies clang, libomp-dev)"
+	done
+fi
+
+# --- the same under the sanitizers ---------------------------------------------
+
+if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
+	# (frame-pointer stacks, as tests/run.sh's TSan suite: libunwind's
+	# thread-exit destructor is not TSan-safe)
+	PMCSHIM_STACK_METHOD=fp TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_threads "$B/tsan/sources/funcs" threads
+	csv tsan_threads --threads
+	got=$(per_thread_calls tsan_threads)
+	[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result tsan_functions_threads ok ||
+		result tsan_functions_threads fail "exit $rc; $got" "$(head -20 "$tmp/tsan_threads.err")"
+else
+	result tsan_functions_threads "skip:no TSan shim or TSan build of the program"
+fi
+
+CC=${CC:-cc}
+asan_rt=$($CC -print-file-name=libasan.so)
+if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
+	export ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87
+	PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_funcs "$S/funcs"
+	csv asan_funcs
+	got=$(calls_of asan_funcs)
+	[ $rc = 0 ] && [ "$got" = "$fwant" ] && result asan_functions ok ||
+		result asan_functions fail "exit $rc; $got" "$(head -5 "$tmp/asan_funcs.err")"
+	# (frame-pointer stacks: at depth 8 libgomp's frames send the walk to
+	# libunwind, whose dynamic TLS in libgomp's threads crashes
+	# LeakSanitizer's tracer at exit: "Tracer caught signal 11")
+	PMCSHIM_STACK_METHOD=fp PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" \
+		shim asan_omp "$S/omp-gcc"
+	csv asan_omp --threads
+	got=$(per_thread asan_omp '^solve\._omp_fn\.0$' | tr -d ' ')
+	[ $rc = 0 ] && [ "$(printf '%s' "$got" | grep -o ':100,' | wc -l)" = 4 ] &&
+		result asan_omp_gcc ok || result asan_omp_gcc fail "exit $rc; $got" "$(head -5 "$tmp/asan_omp.err")"
+else
+	result asan_functions "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+	result asan_omp_gcc "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+fi
+
+suite_end

@@ -1,0 +1,39 @@
+# Regions with no source change (tests/sources/run.sh): a program built
+# with -finstrument-functions, an OpenMP program built with gcc -fopenmp
+# (libgomp) and with clang -fopenmp (libomp, OMPT), checked through
+# pmcshim-report's CSV. The clang build needs clang and libomp-dev (test
+# dependencies); without them its tests are skipped, and say so.
+$(B)/tests/sources:
+	mkdir -p $@
+
+$(B)/tests/sources/funcs: tests/sources/funcs.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions -o $@ $<
+
+# The same under TSan (with the TSan shim: the functions' table is read
+# without a lock while threads add to it).
+$(B)/tsan/sources/funcs: tests/sources/funcs.c
+	mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions $(TSAN_FLAGS) -o $@ $<
+
+$(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
+
+# An OpenMP library loaded with RTLD_LOCAL by a program without OpenMP.
+$(B)/tests/sources/libomplib.so: tests/sources/omplib.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -fPIC -shared -o $@ $<
+
+$(B)/tests/sources/ompload: tests/sources/ompload.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $< -ldl
+
+# (a host build only: clang and libomp are the host's)
+HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
+	$(CLANG) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
+
+$(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
+	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/pmcshim-report \
+	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
+	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
+	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
+EXTRA_SUITES += sources=sh+tests/sources/run.sh
