@@ -1,12 +1,17 @@
 /* The report file: made once (O_EXCL, 0600, never through a symlink, never
  * a device), mapped shared over a reserved range so it can grow without
  * moving, and grown with fallocate so a full disk is an error we see
- * rather than a SIGBUS in the application. The descriptor is closed at
- * once; growing reopens the file by name and checks it is still ours. */
+ * rather than a SIGBUS in the application. Its descriptor is kept, high
+ * and watched (fds.h), and grows the file: never its name, which a chdir,
+ * a privilege drop, a rename or an unlink takes from us. A file cut short
+ * under us (truncated by someone else) is mended in the SIGBUS handler
+ * (sigbus.h): its size put back, its header written again, what was lost
+ * said once and recorded in it. */
 #include "mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,23 +19,31 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "fds.h"
 #include "log.h"
+#include "sigbus.h"
 
 #define FIRST_SIZE (64 * 1024)
+#define PAGE 4096
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char *base;		/* the reserved range */
 static uint64_t reserved;		/* its length */
-static uint64_t file_size;		/* bytes of the file (under lock) */
+static uint64_t file_size;		/* bytes of the file (under lock; atomic) */
+static uint64_t tail_now;		/* the header's tail, kept here too (atomic) */
+static int file_fd = -1;		/* kept: grows and mends the file */
 static dev_t file_dev;
 static ino_t file_ino;
 static char path[PATH_MAX];
 static const struct config *config;	/* for a fork child's own file */
+/* The header as made (and as a fork child's): what a cut into it loses. */
+static struct rf_header shadow;
 
 static struct rf_header *header(void)
 {
@@ -86,27 +99,63 @@ static int under_dev(const char *p)
 	return strncmp(p, "/dev/", 5) == 0 || strcmp(p, "/dev") == 0;
 }
 
-/* Create the first free candidate of want; never follows a symlink,
- * never replaces anything, never makes a file in /dev. */
+/* A path under /dev names a device unless its directory is a tmpfs
+ * mounted there of its own (/dev/shm): not /dev's own file system, which
+ * is devtmpfs (or, in a container, a tmpfs holding device nodes). */
+static int device_path(const char *p)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(p, '/');
+	struct stat d, dev;
+	struct statfs fs;
+
+	if (!under_dev(p))
+		return 0;
+	if (!slash || slash == p || (size_t)(slash - p) >= sizeof(dir))
+		return 1;
+	memcpy(dir, p, (size_t)(slash - p));
+	dir[slash - p] = '\0';
+	return stat(dir, &d) != 0 || stat("/dev", &dev) != 0 || d.st_dev == dev.st_dev ||
+	       statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC;
+}
+
+static int allocate(int fd, uint64_t size)
+{
+	int rc = posix_fallocate(fd, 0, (off_t)size);
+
+	/* file systems without fallocate: a sparse file, as ftruncate makes */
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+	return rc;
+}
+
+/* Create the first free candidate of want, with its first FIRST_SIZE
+ * bytes allocated; never follows a symlink, never replaces anything,
+ * never makes a file in /dev. -1 with errno (a full disk: ENOSPC). */
 static int create_excl(const char *want)
 {
 	struct stat st;
 
 	/* ENODEV / ENOTSUP: open_output names them "a device", "not a
 	 * regular file" */
-	if (under_dev(want))
+	if (device_path(want))
 		return errno = ENODEV, -1;
 	if (stat(want, &st) == 0 && !S_ISREG(st.st_mode))
 		return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
 	for (int k = 0; k < 100; k++) {
-		int fd;
+		int fd, rc;
 
 		candidate(want, k, path, sizeof(path));
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
 			return -1;
+		if ((rc = allocate(fd, FIRST_SIZE)) == 0)
+			return fd;
+		close(fd);
+		unlink(path);
+		return errno = rc, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -150,9 +199,11 @@ static int open_output(const struct config *cfg, const char *exe)
 	if (expand(cfg, exe, want, sizeof(want)) == 0 && (fd = create_excl(want)) >= 0)
 		return fd;
 	err = errno;
-	if (!tmpdir || tmpdir[0] != '/' || under_dev(tmpdir))
+	if (!tmpdir || tmpdir[0] != '/')
 		tmpdir = "/tmp";
 	snprintf(fallback, sizeof(fallback), "%s/pmcshim-%s-%d.pmc", tmpdir, exe, (int)getpid());
+	if (device_path(fallback))
+		snprintf(fallback, sizeof(fallback), "/tmp/pmcshim-%s-%d.pmc", exe, (int)getpid());
 	fd = create_excl(fallback);
 	if (fd >= 0)
 		log_error("cannot write the report to %s (%s); writing %s instead",
@@ -182,30 +233,62 @@ static int map_reserved(int fd)
 	return -1;
 }
 
-static int allocate(int fd, uint64_t size)
-{
-	int rc = posix_fallocate(fd, 0, (off_t)size);
-
-	/* file systems without fallocate: a sparse file, as ftruncate makes */
-	if (rc == EOPNOTSUPP || rc == EINVAL)
-		rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-	return rc;
-}
-
-/* Reopen by name: the application may have closed or reused any number
- * we kept. The file must be the one we made. */
-static int reopen(void)
+/* Whether fd is the file we made. */
+static int is_ours(int fd)
 {
 	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+}
+
+/* The kept descriptor while it is still the file's: the application may
+ * close it or put something else on its number (fds.h watches libc's
+ * calls; fstat tells for a raw syscall). -1 when not: that number is no
+ * longer ours, to read, write or close. Async-signal-safe. */
+static int kept_fd(void)
+{
+	int fd = file_fd;
+
+	return fd >= 0 && !fds_lost(fd) && is_ours(fd) ? fd : -1;
+}
+
+/* Reopen by name (the kept descriptor taken from us): the file must be
+ * the one we made. -1 with errno; ESTALE: the name is another file's now.
+ * Async-signal-safe. */
+static int reopen(void)
+{
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != file_dev || st.st_ino != file_ino) {
+	if (fd >= 0 && !is_ours(fd)) {
 		close(fd);
-		return -1;
+		return errno = ESTALE, -1;
 	}
 	return fd;
+}
+
+/* Why the file could not grow, for the one message. */
+static char why_not[PATH_MAX + 200];
+
+/* The descriptor to grow through: the kept one; after the application
+ * took it, the file reopened by name and kept anew. -1 with why_not. */
+static int growth_fd(void)
+{
+	int lost = file_fd, fd;
+
+	if (kept_fd() >= 0)
+		return file_fd;
+	if (lost >= 0)
+		fds_disown(lost);
+	file_fd = -1;
+	if ((fd = reopen()) < 0) {
+		snprintf(why_not, sizeof(why_not), "the application closed or replaced its "
+			 "descriptor %d, and reopening %s failed: %s", lost, path,
+			 errno == ESTALE ? "that name is another file now" : strerror(errno));
+		return -1;
+	}
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
+	return file_fd;
 }
 
 static int grow(uint64_t need)
@@ -217,14 +300,165 @@ static int grow(uint64_t need)
 		size *= 2;
 	if (size > reserved)
 		size = reserved;
-	if (size < need || (fd = reopen()) < 0)
+	if (size < need) {
+		snprintf(why_not, sizeof(why_not), "its size limit, %llu bytes",
+			 (unsigned long long)reserved);
 		return -1;
-	rc = allocate(fd, size);
-	close(fd);
-	if (rc != 0)
+	}
+	if ((fd = growth_fd()) < 0)
 		return -1;
-	file_size = size;
+	if ((rc = allocate(fd, size)) != 0) {
+		snprintf(why_not, sizeof(why_not), "%s", strerror(rc));
+		return -1;
+	}
+	__atomic_store_n(&file_size, size, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* --- a file cut short under us ------------------------------------------- */
+
+static unsigned mends;		/* mends done: a waiting fault may be mended */
+static int mending;		/* a thread mends (a spin lock: signal handlers) */
+static int cut_said, lost_said;
+
+/* Async-signal-safe text: s, or v in decimal, at buf + at. */
+static size_t put(char *buf, size_t at, size_t len, const char *s)
+{
+	while (*s && at + 1 < len)
+		buf[at++] = *s++;
+	return at;
+}
+
+static size_t put_u64(char *buf, size_t at, size_t len, uint64_t v)
+{
+	char d[24];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n && at + 1 < len)
+		buf[at++] = d[--n];
+	return at;
+}
+
+static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const char *c)
+{
+	char m[PATH_MAX + 512];
+	size_t n = put(m, 0, sizeof(m), "pmcshim: report file ");
+
+	n = put(m, n, sizeof(m), path);
+	n = put(m, n, sizeof(m), a);
+	n = put_u64(m, n, sizeof(m), cut);
+	n = put(m, n, sizeof(m), b);
+	if (c) {
+		n = put_u64(m, n, sizeof(m), lost);
+		n = put(m, n, sizeof(m), c);
+	}
+	m[n++] = '\n';
+	if (write(STDERR_FILENO, m, n) < 0) {
+		/* nowhere left to say it */
+	}
+}
+
+/* The file is its size again, cut bytes kept: the header, if cut into,
+ * is written again (this process's: the shadow, the tail as it is); the
+ * record the cut went into and all after it, up to the tail, are lost and
+ * become one filler record, which readers skip. Records appended from now
+ * on are whole. Other threads keep writing their records in place, under
+ * the filler where theirs were lost. */
+static void cut_repair(uint64_t cut)
+{
+	struct rf_header *h = header();
+	uint64_t t = __atomic_load_n(&tail_now, __ATOMIC_ACQUIRE), at = RF_HEADER_SIZE, lost;
+	uint32_t flags;
+
+	if (cut < sizeof(shadow)) {
+		memcpy((unsigned char *)h + cut, (unsigned char *)&shadow + cut,
+		       sizeof(shadow) - cut);
+		__atomic_store_n(&h->tail, t, __ATOMIC_RELEASE);
+	}
+	while (at + sizeof(struct rf_record) <= cut && at < t) {
+		const struct rf_record *r = (const void *)(base + at);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > cut - at || r->size > t - at)
+			break;
+		at += r->size;
+	}
+	lost = t - at;
+	if (lost) { /* one store: a reader sees no half-written filler */
+		struct rf_record f = { .size = (uint32_t)lost, .type = 0, .done = 0 };
+		uint64_t word;
+
+		memcpy(&word, &f, sizeof(word));
+		__atomic_store_n((uint64_t *)(void *)(base + at), word, __ATOMIC_RELEASE);
+	}
+	flags = __atomic_or_fetch(&h->flags, RF_CUT, __ATOMIC_RELAXED);
+	shadow.flags = flags;
+	shadow.cut_size = h->cut_size = cut;
+	shadow.cut_lost = h->cut_lost += lost;
+	shadow.cuts = ++h->cuts;
+	if (!cut_said++)
+		say(" was cut to ", cut, " bytes while the program ran (truncated by another "
+		    "process?); ", lost, " bytes of records are lost; its size is put back "
+		    "and recording goes on (the report says so)");
+}
+
+/* The size back, allocated where the file system allows. */
+static int restore(int fd, uint64_t size)
+{
+	if (fallocate(fd, 0, 0, (off_t)size) == 0)
+		return 0;
+	return ftruncate(fd, (off_t)size);
+}
+
+/* The page at a goes nowhere from now on: anonymous memory. */
+static int forsake(unsigned char *a)
+{
+	unsigned char *page = base + (uint64_t)(a - base) / PAGE * PAGE;
+
+	if (mmap(page, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return 0;
+	if (!lost_said++)
+		say(": a page of it can no longer be written (cut short with its descriptor "
+		    "gone, a full file system, an I/O error); from offset ",
+		    (uint64_t)(page - base), ", what is recorded there is lost", 0, NULL);
+	return 1;
+}
+
+/* (sigbus.h) A fault at addr: ours when it lies in our range. A file cut
+ * short gets its size back; a page that still faults (no descriptor to
+ * mend it through, a full tmpfs, an I/O error) becomes anonymous memory.
+ * Either way the access runs again and succeeds: the application never
+ * dies of our file. */
+static int mend(void *addr)
+{
+	unsigned char *a = addr;
+	uint64_t size = __atomic_load_n(&file_size, __ATOMIC_RELAXED);
+	unsigned seen = __atomic_load_n(&mends, __ATOMIC_ACQUIRE);
+	struct stat st;
+	int fd, opened = 0, ok = 1;
+
+	if (!base || a < base || a >= base + reserved)
+		return 0;
+	while (__atomic_exchange_n(&mending, 1, __ATOMIC_ACQUIRE))
+		;
+	/* another thread mended it while we waited: try again first */
+	if (__atomic_load_n(&mends, __ATOMIC_ACQUIRE) == seen) {
+		if ((fd = kept_fd()) < 0)
+			fd = reopen(), opened = 1;
+		if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size &&
+		    restore(fd, size) == 0)
+			cut_repair((uint64_t)st.st_size);
+		else
+			ok = forsake(a);
+		if (opened && fd >= 0)
+			close(fd);
+		__atomic_add_fetch(&mends, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&mending, 0, __ATOMIC_RELEASE);
+	return ok;
 }
 
 /* --- records ------------------------------------------------------------- */
@@ -245,17 +479,18 @@ void *mapfile_append(uint16_t type, size_t size)
 	if (!h)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	at = h->tail;
+	at = tail_now;
 	if (at + len <= file_size || grow(at + len) == 0) {
 		r = (struct rf_record *)(base + at);
 		r->size = len;
 		r->type = type;
+		__atomic_store_n(&tail_now, at + len, __ATOMIC_RELEASE);
 		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
-	} else if (!(h->flags & RF_FULL)) {
-		h->flags |= RF_FULL;
-		log_error("report file %s cannot grow past %llu bytes; "
+		shadow.nevents += type == RF_EVENT;
+	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
+		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
-			  (unsigned long long)file_size);
+			  (unsigned long long)file_size, why_not);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!r)
@@ -375,7 +610,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	fd = open_output(cfg, p->exe_name);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || allocate(fd, FIRST_SIZE) != 0 || map_reserved(fd) != 0) {
+	if (fstat(fd, &st) != 0 || map_reserved(fd) != 0) {
 		log_error("cannot set up the report file %s (%s); this run is not recorded",
 			  path, strerror(errno));
 		close(fd);
@@ -383,11 +618,15 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 		path[0] = '\0';
 		return -1;
 	}
-	close(fd);
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	file_size = FIRST_SIZE;
+	tail_now = RF_HEADER_SIZE;
 	fill_header(p);
+	shadow = *header();
+	sigbus_install(mend);
 	return 0;
 }
 
@@ -407,14 +646,18 @@ void mapfile_finish(uint32_t state, const char *target)
 	h->end_ticks = arch_ticks();
 	h->ticks_per_ns = clock_ticks_per_ns();
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
+	if (state == RF_EXECED)
+		sigbus_before_exec();
 }
 
 void mapfile_unfinish(void)
 {
 	struct rf_header *h = mapfile_header();
 
-	if (h)
-		__atomic_store_n(&h->state, RF_RUNNING, __ATOMIC_RELEASE);
+	if (!h)
+		return;
+	__atomic_store_n(&h->state, RF_RUNNING, __ATOMIC_RELEASE);
+	sigbus_after_exec_failed();
 }
 
 /* --- fork ------------------------------------------------------------------ */
@@ -452,6 +695,31 @@ static int write_all(int fd, const void *from, uint64_t len)
 	return 0;
 }
 
+/* The header as the child's: the parent's state, end and cut are the
+ * parent's (a parent that _exits right after the fork has already marked
+ * its own file ended when the child copies it). */
+static void child_header(struct rf_header *h, uint64_t tail)
+{
+	h->tail = tail;
+	h->state = RF_RUNNING;
+	h->end_real_ns = h->end_mono_ns = h->end_ticks = 0;
+	h->ticks_per_ns = 0;
+	memset(h->exec_target, 0, sizeof(h->exec_target));
+	h->flags &= ~(uint32_t)(RF_CUT | RF_FULL);
+	h->cut_size = h->cut_lost = 0;
+	h->cuts = 0;
+}
+
+/* The parent's descriptor, inherited: the child's file is its own. */
+static void drop_parent_fd(void)
+{
+	if (kept_fd() >= 0)
+		fds_close(file_fd);
+	else if (file_fd >= 0)
+		fds_disown(file_fd);
+	file_fd = -1;
+}
+
 static int copy_to_new_file(const char *exe)
 {
 	uint64_t tail = fork_tail, size = FIRST_SIZE;
@@ -466,19 +734,23 @@ static int copy_to_new_file(const char *exe)
 		size *= 2;
 	/* the header as it was at the fork (the parent's runs on) */
 	memcpy(head, base, sizeof(head));
-	((struct rf_header *)(void *)head)->tail = tail;
+	child_header((struct rf_header *)(void *)head, tail);
 	if (write_all(fd, head, sizeof(head)) != 0 ||
-	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 || fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
+	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 ||
+	    fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
 	    mmap(base, reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
 		 fd, 0) == MAP_FAILED) {
 		close(fd);
 		unlink(path);
 		return -1;
 	}
-	close(fd);
+	drop_parent_fd();
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	file_size = size;
+	tail_now = tail;
 	return 0;
 }
 
@@ -497,8 +769,9 @@ int mapfile_after_fork_child(void (*fn)(struct rf_record *r, void *arg), void *a
 	memcpy(exe, h->executable, sizeof(exe));
 	if (copy_to_new_file(exe) != 0) {
 		/* never write into the parent's file */
-		munmap(base, reserved);
 		base = NULL;
+		munmap(h, reserved);
+		drop_parent_fd();
 		path[0] = '\0';
 		log_error("fork child %d: cannot make its own report file; not recorded",
 			  (int)getpid());
@@ -507,6 +780,7 @@ int mapfile_after_fork_child(void (*fn)(struct rf_record *r, void *arg), void *a
 	set_identity(h);
 	h->flags |= RF_FORKED;
 	memset(h->dropped, 0, sizeof(h->dropped));
+	shadow = *h;
 	if (rf_open_mem(base, h->tail, &f, why, sizeof(why)) == 0)
 		for (const struct rf_record *r; (r = rf_next(&f, &off, &bad));)
 			fn((struct rf_record *)r, arg);

@@ -46,6 +46,7 @@ enum rf_flag {
 	RF_FORKED = 1,		/* a fork() child: counts start at the fork */
 	RF_FULL = 2,		/* the file reached its size limit */
 	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
+	RF_CUT = 8,		/* cut short while the process ran: see cut_size */
 };
 
 /* What the shim could not record, counted in the header. */
@@ -86,6 +87,15 @@ struct rf_header {
 	uint32_t argc;			/* arguments stored in argv (may be fewer than the program had) */
 	uint32_t argv_truncated;	/* 1: more arguments or bytes than fit */
 	char argv[2048];		/* argc NUL-terminated strings */
+	/* RF_CUT: the file was cut short under the running process (truncated
+	 * by another one); the shim put its size back and went on recording.
+	 * What lay past the cut is lost: the header, when it was cut into,
+	 * is written again (its drop counts restart at 0); the records cut
+	 * into are one filler record (type 0) of cut_lost bytes. */
+	uint64_t cut_size;		/* the size it was last cut to */
+	uint64_t cut_lost;		/* bytes of records lost, all cuts together */
+	uint32_t cuts;			/* how many times it was cut */
+	uint32_t cut_pad;
 };
 
 enum rf_type {
