@@ -315,6 +315,169 @@ static int grow(uint64_t need)
 	return 0;
 }
 
+/* --- what a cut must put back ---------------------------------------------- */
+
+/* Every record as it was published, in file order: all of it for those
+ * written once (events, threads, names, stacks, modules), the keys of a
+ * site or an error (what its values belong to). A cut puts back the part
+ * of each that lay past it: every record is there again, and counting
+ * goes on in place (the values counted before the cut are what is lost).
+ * In anonymous memory, a fraction of the file's size (a site's keys are
+ * 24 of its 72 bytes or more); a log that would pass its reserve stops,
+ * and a cut then loses what it does not hold. */
+struct kept {
+	uint64_t off;			/* of the record in the file */
+	uint64_t at;			/* of its saved bytes in the log's bodies */
+	uint32_t len;			/* bytes saved, from the record's first */
+	uint32_t saved;			/* 0: its rf_record only (not published yet) */
+};
+
+static struct kept *kept;		/* in file order (appended under lock) */
+static unsigned char *bodies;
+static uint64_t nkept, kept_cap, bodies_used, bodies_cap;
+static int log_full;
+/* The entry of the record this thread appended last: its publish. */
+static __thread struct kept *last_kept;
+
+static uint32_t kept_len(uint16_t type, uint32_t size)
+{
+	if (type == RF_SITE)
+		return offsetof(struct rf_site, seq);
+	if (type == RF_ERROR)
+		return offsetof(struct rf_error, count);
+	return size;
+}
+
+static void *reserve_anon(uint64_t *len)
+{
+	for (; *len >= FIRST_SIZE; *len /= 4) {
+		void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			return p;
+	}
+	return NULL;
+}
+
+/* Room for as many records as the file can hold (24 bytes at least
+ * each), and as many bytes. */
+static void log_reserve(void)
+{
+	uint64_t n = reserved / 24 * sizeof(struct kept), b = reserved;
+
+	kept = reserve_anon(&n);
+	bodies = reserve_anon(&b);
+	kept_cap = n / sizeof(struct kept), bodies_cap = b;
+	log_full = !kept || !bodies;
+}
+
+static struct rf_record *saved_of(const struct kept *k)
+{
+	return (struct rf_record *)(void *)(bodies + k->at);
+}
+
+/* Under lock: the entry of a new record, its rf_record saved. */
+static void log_append(const struct rf_record *r, uint64_t off)
+{
+	uint32_t len = kept_len(r->type, r->size);
+	struct kept *k;
+
+	last_kept = NULL;
+	if (log_full || nkept == kept_cap || bodies_used + rf_align(len) > bodies_cap) {
+		log_full = 1;
+		return;
+	}
+	k = &kept[nkept];
+	*k = (struct kept){ off, bodies_used, len, 0 };
+	memcpy(saved_of(k), r, sizeof(*r));
+	bodies_used += rf_align(len);
+	__atomic_store_n(&nkept, nkept + 1, __ATOMIC_RELEASE);
+	last_kept = k;
+}
+
+/* Published: its bytes saved, done. */
+static void log_publish(const struct rf_record *r)
+{
+	struct kept *k = last_kept;
+
+	if (!k || base + k->off != (const unsigned char *)r)
+		return;	/* (not in the log: it was full) */
+	memcpy(saved_of(k), r, k->len);
+	saved_of(k)->done = 1;
+	__atomic_store_n(&k->saved, 1, __ATOMIC_RELEASE);
+	last_kept = NULL;
+}
+
+/* The entry of the record at off, or NULL. */
+static struct kept *log_find(uint64_t off)
+{
+	uint64_t lo = 0, hi = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (kept[mid].off == off)
+			return &kept[mid];
+		if (kept[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void mapfile_hide(struct rf_record *r)
+{
+	struct kept *k = base ? log_find((uint64_t)((unsigned char *)r - base)) : NULL;
+
+	__atomic_store_n(&r->done, 0, __ATOMIC_RELEASE);
+	if (k)
+		saved_of(k)->done = 0;
+}
+
+/* A site's values past the cut read 0: a min of 0 would stay 0. */
+static void reset_mins(uint64_t off, uint64_t cut)
+{
+	struct rf_site *s = (struct rf_site *)(void *)(base + off);
+
+	for (uint32_t i = 0; i < s->nvalues && i <= RF_EVENTS_MAX; i++)
+		if ((uint64_t)((unsigned char *)&s->v[i].min - base) >= cut)
+			__atomic_store_n(&s->v[i].min, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+/* Put back what the log holds past cut; returns where the log's records
+ * end (records past it, the log being full, it cannot put back). */
+static uint64_t log_put_back(uint64_t cut)
+{
+	uint64_t n = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE), end = RF_HEADER_SIZE;
+
+	for (uint64_t i = 0; i < n; i++) {
+		const struct kept *k = &kept[i];
+		const struct rf_record *saved = saved_of(k);
+		uint64_t from = k->off > cut ? k->off : cut;
+		uint32_t len = __atomic_load_n(&k->saved, __ATOMIC_ACQUIRE) ? k->len
+									    : sizeof(*saved);
+
+		if (k->off + len > from)
+			memcpy(base + from, (const unsigned char *)saved + (from - k->off),
+			       k->off + len - from);
+		if (saved->type == RF_SITE && k->len == len && k->off + saved->size > cut)
+			reset_mins(k->off, cut);
+		end = k->off + saved->size;
+	}
+	return end;
+}
+
+/* A fork child hid records of its parent's other threads: so do the
+ * saved ones. */
+static void log_sync_done(void)
+{
+	for (uint64_t i = 0; i < nkept; i++)
+		if (!__atomic_load_n(&((struct rf_record *)(void *)(base + kept[i].off))->done,
+				     __ATOMIC_ACQUIRE))
+			saved_of(&kept[i])->done = 0;
+}
+
 /* --- a file cut short under us ------------------------------------------- */
 
 static unsigned mends;		/* mends done: a waiting fault may be mended */
@@ -370,7 +533,7 @@ static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const
 static void cut_repair(uint64_t cut)
 {
 	struct rf_header *h = header();
-	uint64_t t = __atomic_load_n(&tail_now, __ATOMIC_ACQUIRE), at = RF_HEADER_SIZE, lost;
+	uint64_t t = __atomic_load_n(&tail_now, __ATOMIC_ACQUIRE), at, lost;
 	uint32_t flags;
 
 	if (cut < sizeof(shadow)) {
@@ -378,6 +541,9 @@ static void cut_repair(uint64_t cut)
 		       sizeof(shadow) - cut);
 		__atomic_store_n(&h->tail, t, __ATOMIC_RELEASE);
 	}
+	at = log_put_back(cut);
+	/* what the log could not hold: whole records before the cut stay,
+	 * the rest to the tail becomes one filler record, which readers skip */
 	while (at + sizeof(struct rf_record) <= cut && at < t) {
 		const struct rf_record *r = (const void *)(base + at);
 
@@ -385,14 +551,14 @@ static void cut_repair(uint64_t cut)
 			break;
 		at += r->size;
 	}
-	lost = t - at;
-	if (lost) { /* one store: a reader sees no half-written filler */
-		struct rf_record f = { .size = (uint32_t)lost, .type = 0, .done = 0 };
+	if (at < t) { /* one store: a reader sees no half-written filler */
+		struct rf_record f = { .size = (uint32_t)(t - at), .type = 0, .done = 0 };
 		uint64_t word;
 
 		memcpy(&word, &f, sizeof(word));
 		__atomic_store_n((uint64_t *)(void *)(base + at), word, __ATOMIC_RELEASE);
 	}
+	lost = t > cut ? t - (cut > RF_HEADER_SIZE ? cut : RF_HEADER_SIZE) : 0;
 	flags = __atomic_or_fetch(&h->flags, RF_CUT, __ATOMIC_RELAXED);
 	shadow.flags = flags;
 	shadow.cut_size = h->cut_size = cut;
@@ -400,8 +566,9 @@ static void cut_repair(uint64_t cut)
 	shadow.cuts = ++h->cuts;
 	if (!cut_said++)
 		say(" was cut to ", cut, " bytes while the program ran (truncated by another "
-		    "process?); ", lost, " bytes of records are lost; its size is put back "
-		    "and recording goes on (the report says so)");
+		    "process?): what was counted in the ", lost, " bytes of records past that "
+		    "is lost; its size and records are put back and counting goes on (the "
+		    "report says so)");
 }
 
 /* The size back, allocated where the file system allows. */
@@ -487,6 +654,7 @@ void *mapfile_append(uint16_t type, size_t size)
 		__atomic_store_n(&tail_now, at + len, __ATOMIC_RELEASE);
 		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
 		shadow.nevents += type == RF_EVENT;
+		log_append(r, at);
 	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
 		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
@@ -503,6 +671,7 @@ void mapfile_publish(void *record)
 	struct rf_record *r = record;
 
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	log_publish(r);
 }
 
 /* --- the header ------------------------------------------------------------ */
@@ -626,6 +795,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	tail_now = RF_HEADER_SIZE;
 	fill_header(p);
 	shadow = *header();
+	log_reserve();
 	sigbus_install(mend);
 	return 0;
 }
@@ -784,5 +954,6 @@ int mapfile_after_fork_child(void (*fn)(struct rf_record *r, void *arg), void *a
 	if (rf_open_mem(base, h->tail, &f, why, sizeof(why)) == 0)
 		for (const struct rf_record *r; (r = rf_next(&f, &off, &bad));)
 			fn((struct rf_record *)r, arg);
+	log_sync_done();
 	return 0;
 }
