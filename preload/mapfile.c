@@ -435,14 +435,21 @@ void mapfile_hide(struct rf_record *r)
 		saved_of(k)->done = 0;
 }
 
-/* A site's values past the cut read 0: a min of 0 would stay 0. */
+/* A site whose values the cut zeroed: a min of 0 would stay 0. (One
+ * with calls since, kept in the page the cut went into, keeps its.) */
 static void reset_mins(uint64_t off, uint64_t cut)
 {
 	struct rf_site *s = (struct rf_site *)(void *)(base + off);
 
-	for (uint32_t i = 0; i < s->nvalues && i <= RF_EVENTS_MAX; i++)
+	if (__atomic_load_n(&s->calls, __ATOMIC_RELAXED))
+		return;
+	for (uint32_t i = 0; i < s->nvalues && i <= RF_EVENTS_MAX; i++) {
+		uint64_t zero = 0;
+
 		if ((uint64_t)((unsigned char *)&s->v[i].min - base) >= cut)
-			__atomic_store_n(&s->v[i].min, UINT64_MAX, __ATOMIC_RELAXED);
+			__atomic_compare_exchange_n(&s->v[i].min, &zero, UINT64_MAX, 0,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
 }
 
 /* Put back what the log holds past cut; returns where the log's records
@@ -571,12 +578,20 @@ static void cut_repair(uint64_t cut)
 		    "report says so)");
 }
 
-/* The size back, allocated where the file system allows. */
-static int restore(int fd, uint64_t size)
+/* The size back, allocated where the file system allows. What was
+ * written past the cut in the page it went into (the one page past the
+ * end that does not fault) is kept: growing the file zeroes it. */
+static int restore(int fd, uint64_t size, uint64_t cut)
 {
-	if (fallocate(fd, 0, 0, (off_t)size) == 0)
-		return 0;
-	return ftruncate(fd, (off_t)size);
+	static unsigned char page[PAGE];	/* (under mending) */
+	uint64_t n = cut % PAGE ? PAGE - cut % PAGE : 0;
+	int rc;
+
+	memcpy(page, base + cut, n);
+	rc = fallocate(fd, 0, 0, (off_t)size) == 0 ? 0 : ftruncate(fd, (off_t)size);
+	if (rc == 0)
+		memcpy(base + cut, page, n);
+	return rc;
 }
 
 /* The page at a goes nowhere from now on: anonymous memory. */
@@ -616,7 +631,7 @@ static int mend(void *addr)
 		if ((fd = kept_fd()) < 0)
 			fd = reopen(), opened = 1;
 		if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size &&
-		    restore(fd, size) == 0)
+		    restore(fd, size, (uint64_t)st.st_size) == 0)
 			cut_repair((uint64_t)st.st_size);
 		else
 			ok = forsake(a);

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	int fd = find_report();
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	if (fd < 0 && strcmp(mode, "dfork") != 0)
+	if (fd < 0 && strcmp(mode, "dfork") != 0 && strcmp(mode, "dflbus") != 0)
 		return printf("moves: no report file open\n"), 1;
 	if (!strcmp(mode, "cut") || !strcmp(mode, "quietcut")) {
 		if (mode[0] == 'c')
