@@ -48,6 +48,24 @@ static long load_number(const char *name, long min, long max, long def)
 	return d;
 }
 
+/* A % that config_expand_output does not know is kept as written: one
+ * line says so, for the first. */
+static void check_conversions(const char *v)
+{
+	for (const char *p = v; (p = strchr(p, '%')); p += 2) {
+		if (!p[1]) {
+			log_error("PMCSHIM_OUTPUT='%s': a lone %% at the end, kept as written "
+				  "(%%p pid, %%h host, %%e executable, %%%% a %%)", v);
+			return;
+		}
+		if (!strchr("phe%", p[1])) {
+			log_error("PMCSHIM_OUTPUT='%s': unknown conversion %%%c, kept as written "
+				  "(%%p pid, %%h host, %%e executable, %%%% a %%)", v, p[1]);
+			return;
+		}
+	}
+}
+
 static void load_output(struct config *c)
 {
 	const char *v = getenv("PMCSHIM_OUTPUT");
@@ -61,6 +79,8 @@ static void load_output(struct config *c)
 		log_error("PMCSHIM_OUTPUT is empty; using %s", CONFIG_DEFAULT_OUTPUT);
 		v = NULL;
 	}
+	if (v)
+		check_conversions(v);
 	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
 }
 

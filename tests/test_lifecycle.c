@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -649,6 +652,85 @@ static void test_output_device(void)
 	runapp_free(&r);
 }
 
+/* A tmpfs mounted under /dev of its own (/dev/shm) is not a device. */
+static void test_output_dev_shm(void)
+{
+	struct run r;
+	const char *args[] = { "exit", "10", NULL };
+	char out[200], path[200];
+	const char *env[] = { QUIET, out, NULL };
+	struct stat shm, dev;
+
+	if (stat("/dev/shm", &shm) != 0 || stat("/dev", &dev) != 0 || shm.st_dev == dev.st_dev)
+		SKIP("no /dev/shm of its own here");
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=/dev/shm/pmcshim-test-%d.pmc", (int)getpid());
+	snprintf(path, sizeof(path), "/dev/shm/pmcshim-test-%d.pmc", (int)getpid());
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(r.err[0] == '\0', "not a word: %s", r.err);
+	CHECK(summarize(path, "work").calls == 10, "the file in /dev/shm has the 10 calls");
+	unlink(path);
+	runapp_free(&r);
+}
+
+/* A full file system at start: said as it is, and the file goes to
+ * $TMPDIR. */
+static void test_output_full_tmpfs(void)
+{
+	struct run r;
+	char dir[] = "build/tmp/full-XXXXXX", abs[4096], out[4200], tmpdir[4200], fallback[4400];
+	const char *args[] = { "exit", "10", NULL };
+	const char *env[] = { QUIET, out, tmpdir, NULL };
+	DIR *d;
+	int n = 0;
+
+	CHECK(mkdtemp(dir) && realpath(dir, abs), "temp dir");
+	/* smaller than the file's first allocation (64 KiB) */
+	if (mount("tmpfs", abs, "tmpfs", 0, "size=16k") != 0) {
+		rmdir(abs);
+		SKIP("cannot mount a tmpfs here (%s)", strerror(errno));
+	}
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s/x.pmc", abs);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/..", abs);
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	umount(abs);
+	CHECK(count_lines(r.err, "No space left on device") == 1 &&
+	      count_lines(r.err, "writing") == 1, "one line, the real cause: %s", r.err);
+	snprintf(fallback, sizeof(fallback), "%s/..", abs);
+	d = opendir(fallback);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, "pmcshim-ends-", 13) && ++n)
+			snprintf(fallback, sizeof(fallback), "%s/../%s", abs, e->d_name);
+	if (d)
+		closedir(d);
+	CHECK(n == 1 && summarize(fallback, "work").calls == 10, "the fallback has it");
+	unlink(fallback);
+	rmdir(abs);
+	runapp_free(&r);
+}
+
+/* An unknown conversion, a lone % at the end: one line each, kept. */
+static void check_pattern(const char *pattern, const char *says, const char *made)
+{
+	struct run r;
+	const char *args[] = { "exit", "10", NULL };
+	char out[300], path[2600];
+	const char *env[] = { QUIET, out, NULL };
+	struct stat st;
+
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s", pattern);
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(count_lines(r.err, "pmcshim") == 1 && strstr(r.err, says), "one line: %s", r.err);
+	snprintf(path, sizeof(path), "%s/%s", r.dir, made);
+	CHECK(stat(path, &st) == 0, "%s kept as written", made);
+	runapp_free(&r);
+}
+
+static void test_output_unknown_conversion(void)
+{
+	check_pattern("out-%q.pmc", "unknown conversion %q", "out-%q.pmc");
+	check_pattern("out.pmc%", "a lone % at the end", "out.pmc%");
+}
+
 static void test_output_directory(void)
 {
 	struct run r;
@@ -793,6 +875,9 @@ int main(void)
 	RUN(test_small_fd_limit);
 	RUN(test_output_device);
 	RUN(test_output_directory);
+	RUN(test_output_dev_shm);
+	RUN(test_output_full_tmpfs);
+	RUN(test_output_unknown_conversion);
 	RUN(test_marker_before_constructor);
 	RUN(test_markers_in_app_malloc);
 	RUN(test_setuid_ignores_paths);
