@@ -295,6 +295,11 @@ struct rf_file {
 
 /* Maps path and checks its header. 0, or -1 with a one-line reason. */
 int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen);
+/* Maps path read-only (a regular file, not empty), unchecked: *base and
+ * *len, and its descriptor in *fd (unless fd is NULL: closed). 0, or -1
+ * with a one-line reason. */
+int rf_map(const char *path, const void **base, size_t *len, int *fd, char *why,
+	   size_t whylen);
 /* The same over memory the caller owns (tests, the fuzzer). */
 int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_t whylen);
 void rf_close(struct rf_file *f);

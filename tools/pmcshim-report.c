@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -218,6 +219,10 @@ static struct report **load_all(char **path, size_t n, bool raw)
 			return NULL;
 		}
 		r[i]->raw = raw;
+		if (r[i]->missing || r[i]->shrank)
+			fprintf(stderr, PROG ": %s: warning: %s%" PRIu64 " bytes of records missing\n",
+				path[i], r[i]->shrank ? "it shrank while being read: " : "cut short: ",
+				r[i]->missing);
 	}
 	return r;
 }

@@ -326,6 +326,8 @@ int run_watch(FILE *out, const char *path, double interval, bool raw)
 			return 2;
 		}
 		print_interval(out, r, before, mono_s() - start, namew, &legend);
+		if ((r->shrank || r->missing || r->cuts != before->cuts) && !(r->shrank && before->shrank))
+			note_short(out, r);
 		report_free(before);
 		before = r;
 	}
