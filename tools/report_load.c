@@ -757,7 +757,7 @@ static bool take_copy(struct report *r, const void *map, size_t len, int fd, cha
 	struct stat st;
 	enum rf_liveness live;
 	size_t n;
-	uint64_t cut;
+	uint64_t cut, tail = 0;
 
 	guard(map, len);
 	if (rf_open_mem(map, len, &f, why, whylen) != 0) {
@@ -768,6 +768,7 @@ static bool take_copy(struct report *r, const void *map, size_t len, int fd, cha
 	live = rf_state(f.h) == RF_RUNNING ? rf_liveness(f.h) : RF_GONE;
 	r->live = live == RF_LIVE, r->unsure = live == RF_UNKNOWN;
 	if (live != RF_GONE) {
+		tail = __atomic_load_n(&f.h->tail, __ATOMIC_ACQUIRE);
 		madvise((void *)map, len, MADV_WILLNEED);	/* (a hint) */
 		r->snapshot = report_snapshot(&f, &n);
 	} else {
@@ -776,12 +777,16 @@ static bool take_copy(struct report *r, const void *map, size_t len, int fd, cha
 	cut = unguard();
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < cut)
 		cut = (uint64_t)st.st_size;
-	if (n < cut)
+	if (live == RF_GONE && n < cut) /* (a snapshot is as long as the tail) */
 		cut = n;
 	if (cut < len) {
 		r->shrank = true, r->size_was = len, r->size_now = cut;
-		n = (size_t)cut;
+		n = n < cut ? n : (size_t)cut;
 	}
+	/* a snapshot ends at the tail we could read; a tail past the end
+	 * of a file that did not grow to it is records missing */
+	if (live != RF_GONE && tail > n && (r->shrank || (uint64_t)st.st_size < tail))
+		((struct rf_header *)(void *)r->snapshot)->tail = tail;
 	if (rf_open_mem(r->snapshot, n, &r->file, why, whylen) != 0) {
 		if (r->shrank)
 			snprintf(why, whylen, "the file shrank to %zu bytes while being read: "

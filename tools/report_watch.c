@@ -326,7 +326,8 @@ int run_watch(FILE *out, const char *path, double interval, bool raw)
 			return 2;
 		}
 		print_interval(out, r, before, mono_s() - start, namew, &legend);
-		if ((r->shrank || r->missing || r->cuts != before->cuts) && !(r->shrank && before->shrank))
+		/* (said when it happens, not at every interval after) */
+		if (r->shrank || r->missing != before->missing || r->cuts != before->cuts)
 			note_short(out, r);
 		report_free(before);
 		before = r;
