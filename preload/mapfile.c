@@ -318,8 +318,8 @@ static int grow(uint64_t need)
 /* --- what a cut must put back ---------------------------------------------- */
 
 /* Every record as it was published, in file order: all of it for those
- * written once (events, threads, names, stacks, modules), the keys of a
- * site or an error (what its values belong to). A cut puts back the part
+ * written once (events, names, stacks, modules), the keys of a thread, a
+ * site or an error (what their values belong to). A cut puts back the part
  * of each that lay past it: every record is there again, and counting
  * goes on in place (the values counted before the cut are what is lost).
  * In anonymous memory, a fraction of the file's size (a site's keys are
@@ -341,6 +341,8 @@ static __thread struct kept *last_kept;
 
 static uint32_t kept_len(uint16_t type, uint32_t size)
 {
+	if (type == RF_THREAD) /* (its calibration and name are lost with it) */
+		return offsetof(struct rf_thread, state);
 	if (type == RF_SITE)
 		return offsetof(struct rf_site, seq);
 	if (type == RF_ERROR)
@@ -452,6 +454,18 @@ static void reset_mins(uint64_t off, uint64_t cut)
 	}
 }
 
+/* A thread record whose state the cut zeroed: running, its CPU time
+ * unknown, until it ends. */
+static void reset_thread(uint64_t off)
+{
+	struct rf_thread *t = (struct rf_thread *)(void *)(base + off);
+	uint32_t zero = 0;
+
+	if (__atomic_compare_exchange_n(&t->state, &zero, RF_T_RUNNING, 0, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		t->cpu_ns = UINT64_MAX;
+}
+
 /* Put back what the log holds past cut; returns where the log's records
  * end (records past it, the log being full, it cannot put back). */
 static uint64_t log_put_back(uint64_t cut)
@@ -470,6 +484,8 @@ static uint64_t log_put_back(uint64_t cut)
 			       k->off + len - from);
 		if (saved->type == RF_SITE && k->len == len && k->off + saved->size > cut)
 			reset_mins(k->off, cut);
+		if (saved->type == RF_THREAD && k->len == len && k->off + saved->size > cut)
+			reset_thread(k->off);
 		end = k->off + saved->size;
 	}
 	return end;

@@ -388,7 +388,8 @@ static int interposed(const char *name)
 	static const char *const names[] = {
 		"pthread_create", "_exit", "_Exit", "execve", "execv", "execvp", "execvpe",
 		"execl", "execlp", "execle", "fexecve", "close", "dup2", "dup3",
-		"close_range", "closefrom", "dlclose",
+		"close_range", "closefrom", "dlclose", "sigaction", "signal", "bsd_signal",
+		"sysv_signal",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
