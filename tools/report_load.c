@@ -730,10 +730,34 @@ static uint64_t unguard(void)
 	return guard_cut;
 }
 
-/* A finished file, read (never faults): *n short of len when it shrank. */
-static unsigned char *read_whole(int fd, size_t len, size_t *n)
+/* Memory for a copy of len bytes: in huge pages where the kernel gives
+ * them (a 200 MB file in 4 KiB pages costs more in faults than its read). */
+static unsigned char *copy_pages(size_t len, size_t *mapped)
 {
-	unsigned char *buf = xmalloc(len);
+	size_t huge = 2u << 20, want = (len + huge - 1) / huge * huge + huge;
+	unsigned char *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+	size_t head;
+
+	if (p == MAP_FAILED)
+		return *mapped = 0, xmalloc(len);
+	head = (huge - (uintptr_t)p % huge) % huge;
+	if (head)
+		munmap(p, head);
+	munmap(p + head + (want - huge), huge - head);
+	madvise(p + head, want - huge, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+	/* faulted in at once, not a page at a time as the read fills it */
+	madvise(p + head, want - huge, MADV_POPULATE_WRITE);
+#endif
+	*mapped = want - huge;
+	return p + head;
+}
+
+/* A finished file, read (never faults): *n short of len when it shrank. */
+static unsigned char *read_whole(int fd, size_t len, size_t *n, size_t *mapped)
+{
+	unsigned char *buf = copy_pages(len, mapped);
 	ssize_t got = 0;
 
 	for (*n = 0; *n < len; *n += (size_t)got) {
@@ -772,7 +796,7 @@ static bool take_copy(struct report *r, const void *map, size_t len, int fd, cha
 		madvise((void *)map, len, MADV_WILLNEED);	/* (a hint) */
 		r->snapshot = report_snapshot(&f, &n);
 	} else {
-		r->snapshot = read_whole(fd, len, &n);
+		r->snapshot = read_whole(fd, len, &n, &r->snapshot_mapped);
 	}
 	cut = unguard();
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size < cut)
@@ -831,7 +855,10 @@ void report_free(struct report *r)
 	free(r->stackrec);
 	free(r->modules), free(r->errors), free(r->argv);
 	rf_close(&r->file);
-	free(r->snapshot);
+	if (r->snapshot_mapped)
+		munmap(r->snapshot, r->snapshot_mapped);
+	else
+		free(r->snapshot);
 	pool_free(&r->pool);
 	free(r);
 }

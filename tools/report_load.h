@@ -82,7 +82,8 @@ struct report {
 	const char *path;		/* as given on the command line */
 	const unsigned char *base;	/* the mapping, or the live snapshot */
 	struct rf_file file;
-	unsigned char *snapshot;	/* owned copy of a live file, or NULL */
+	unsigned char *snapshot;	/* our copy of the file */
+	size_t snapshot_mapped;		/* its length when mapped, 0: malloc'ed */
 	uint32_t state;			/* enum rf_state, as loaded */
 	bool live;			/* RF_RUNNING and the process still runs */
 	bool unsure;			/* RF_RUNNING, and rf_liveness cannot tell */
