@@ -30,7 +30,7 @@
 #include "sigbus.h"
 
 #define FIRST_SIZE (64 * 1024)
-#define PAGE 4096
+#define PAGE_MAX (64 * 1024)	/* arm64's largest */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char *base;		/* the reserved range */
@@ -44,6 +44,7 @@ static char path[PATH_MAX];
 static const struct config *config;	/* for a fork child's own file */
 /* The header as made (and as a fork child's): what a cut into it loses. */
 static struct rf_header shadow;
+static uint64_t page_size = 4096;	/* (sysconf is not async-signal-safe) */
 
 static struct rf_header *header(void)
 {
@@ -599,8 +600,8 @@ static void cut_repair(uint64_t cut)
  * end that does not fault) is kept: growing the file zeroes it. */
 static int restore(int fd, uint64_t size, uint64_t cut)
 {
-	static unsigned char page[PAGE];	/* (under mending) */
-	uint64_t n = cut % PAGE ? PAGE - cut % PAGE : 0;
+	static unsigned char page[PAGE_MAX];	/* (under mending) */
+	uint64_t n = cut % page_size ? page_size - cut % page_size : 0;
 	int rc;
 
 	memcpy(page, base + cut, n);
@@ -613,9 +614,9 @@ static int restore(int fd, uint64_t size, uint64_t cut)
 /* The page at a goes nowhere from now on: anonymous memory. */
 static int forsake(unsigned char *a)
 {
-	unsigned char *page = base + (uint64_t)(a - base) / PAGE * PAGE;
+	unsigned char *page = base + (uint64_t)(a - base) / page_size * page_size;
 
-	if (mmap(page, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+	if (mmap(page, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		 -1, 0) == MAP_FAILED)
 		return 0;
 	if (!lost_said++)
@@ -826,6 +827,8 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	tail_now = RF_HEADER_SIZE;
 	fill_header(p);
 	shadow = *header();
+	if (sysconf(_SC_PAGESIZE) > 0 && sysconf(_SC_PAGESIZE) <= PAGE_MAX)
+		page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	log_reserve();
 	sigbus_install(mend);
 	return 0;
