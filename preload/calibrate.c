@@ -52,7 +52,7 @@ static struct rf_site *take_site(uint32_t thread, uint32_t id)
 	struct rf_site *s = (struct rf_site *)mapfile_find(is_site, &k);
 
 	if (s)
-		__atomic_store_n(&s->r.done, 0, __ATOMIC_RELEASE);
+		mapfile_hide(&s->r);
 	return s;
 }
 

@@ -69,6 +69,24 @@ static int load_events(struct config *c, const char *v)
 	return 0;
 }
 
+/* A % that config_expand_output does not know is kept as written: one
+ * line says so, for the first. */
+static void check_conversions(const char *v)
+{
+	for (const char *p = v; (p = strchr(p, '%')); p += 2) {
+		if (!p[1]) {
+			log_error("PMCSHIM_OUTPUT='%s': a lone %% at the end, kept as written "
+				  "(%%p pid, %%h host, %%e executable, %%r MPI rank, %%%% a %%)", v);
+			return;
+		}
+		if (!strchr("pher%", p[1])) {
+			log_error("PMCSHIM_OUTPUT='%s': unknown conversion %%%c, kept as written "
+				  "(%%p pid, %%h host, %%e executable, %%r MPI rank, %%%% a %%)", v, p[1]);
+			return;
+		}
+	}
+}
+
 /* A whole number from the first of names that is set; -1 when none is,
  * or it is not a number. */
 static long first_number(const char *const *names)
@@ -134,6 +152,8 @@ static int load_output(struct config *c, const char *v)
 		log_error("PMCSHIM_OUTPUT is empty; using %s", config_default_output(c));
 		v = NULL, bad = -1;
 	}
+	if (v)
+		check_conversions(v);
 	snprintf(c->output, sizeof(c->output), "%s", v ? v : config_default_output(c));
 	return bad;
 }

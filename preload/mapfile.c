@@ -1,12 +1,17 @@
 /* The report file: made once (O_EXCL, 0600, never through a symlink, never
  * a device), mapped shared over a reserved range so it can grow without
  * moving, and grown with fallocate so a full disk is an error we see
- * rather than a SIGBUS in the application. The descriptor is closed at
- * once; growing reopens the file by name and checks it is still ours. */
+ * rather than a SIGBUS in the application. Its descriptor is kept, high
+ * and watched (fds.h), and grows the file: never its name, which a chdir,
+ * a privilege drop, a rename or an unlink takes from us. A file cut short
+ * under us (truncated by someone else) is mended in the SIGBUS handler
+ * (sigbus.h): its size put back, its header written again, what was lost
+ * said once and recorded in it. */
 #include "mapfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,23 +19,32 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "fds.h"
 #include "log.h"
+#include "sigbus.h"
 
 #define FIRST_SIZE (64 * 1024)
+#define PAGE_MAX (64 * 1024)	/* arm64's largest */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char *base;		/* the reserved range */
 static uint64_t reserved;		/* its length */
-static uint64_t file_size;		/* bytes of the file (under lock) */
+static uint64_t file_size;		/* bytes of the file (under lock; atomic) */
+static uint64_t tail_now;		/* the header's tail, kept here too (atomic) */
+static int file_fd = -1;		/* kept: grows and mends the file */
 static dev_t file_dev;
 static ino_t file_ino;
 static char path[PATH_MAX];
 static const struct config *config;	/* for a fork child's own file */
+/* The header as made (and as a fork child's): what a cut into it loses. */
+static struct rf_header shadow;
+static uint64_t page_size = 4096;	/* (sysconf is not async-signal-safe) */
 
 static struct rf_header *header(void)
 {
@@ -86,27 +100,63 @@ static int under_dev(const char *p)
 	return strncmp(p, "/dev/", 5) == 0 || strcmp(p, "/dev") == 0;
 }
 
-/* Create the first free candidate of want; never follows a symlink,
- * never replaces anything, never makes a file in /dev. */
+/* A path under /dev names a device unless its directory is a tmpfs
+ * mounted there of its own (/dev/shm): not /dev's own file system, which
+ * is devtmpfs (or, in a container, a tmpfs holding device nodes). */
+static int device_path(const char *p)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(p, '/');
+	struct stat d, dev;
+	struct statfs fs;
+
+	if (!under_dev(p))
+		return 0;
+	if (!slash || slash == p || (size_t)(slash - p) >= sizeof(dir))
+		return 1;
+	memcpy(dir, p, (size_t)(slash - p));
+	dir[slash - p] = '\0';
+	return stat(dir, &d) != 0 || stat("/dev", &dev) != 0 || d.st_dev == dev.st_dev ||
+	       statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC;
+}
+
+static int allocate(int fd, uint64_t size)
+{
+	int rc = posix_fallocate(fd, 0, (off_t)size);
+
+	/* file systems without fallocate: a sparse file, as ftruncate makes */
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+	return rc;
+}
+
+/* Create the first free candidate of want, with its first FIRST_SIZE
+ * bytes allocated; never follows a symlink, never replaces anything,
+ * never makes a file in /dev. -1 with errno (a full disk: ENOSPC). */
 static int create_excl(const char *want)
 {
 	struct stat st;
 
 	/* ENODEV / ENOTSUP: open_output names them "a device", "not a
 	 * regular file" */
-	if (under_dev(want))
+	if (device_path(want))
 		return errno = ENODEV, -1;
 	if (stat(want, &st) == 0 && !S_ISREG(st.st_mode))
 		return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
 	for (int k = 0; k < 100; k++) {
-		int fd;
+		int fd, rc;
 
 		candidate(want, k, path, sizeof(path));
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
 			return -1;
+		if ((rc = allocate(fd, FIRST_SIZE)) == 0)
+			return fd;
+		close(fd);
+		unlink(path);
+		return errno = rc, -1;
 	}
 	return errno = EEXIST, -1;
 }
@@ -150,9 +200,11 @@ static int open_output(const struct config *cfg, const char *exe)
 	if (expand(cfg, exe, want, sizeof(want)) == 0 && (fd = create_excl(want)) >= 0)
 		return fd;
 	err = errno;
-	if (!tmpdir || tmpdir[0] != '/' || under_dev(tmpdir))
+	if (!tmpdir || tmpdir[0] != '/')
 		tmpdir = "/tmp";
 	snprintf(fallback, sizeof(fallback), "%s/pmcshim-%s-%d.pmc", tmpdir, exe, (int)getpid());
+	if (device_path(fallback))
+		snprintf(fallback, sizeof(fallback), "/tmp/pmcshim-%s-%d.pmc", exe, (int)getpid());
 	fd = create_excl(fallback);
 	if (fd >= 0)
 		log_error("cannot write the report to %s (%s); writing %s instead",
@@ -182,30 +234,62 @@ static int map_reserved(int fd)
 	return -1;
 }
 
-static int allocate(int fd, uint64_t size)
-{
-	int rc = posix_fallocate(fd, 0, (off_t)size);
-
-	/* file systems without fallocate: a sparse file, as ftruncate makes */
-	if (rc == EOPNOTSUPP || rc == EINVAL)
-		rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-	return rc;
-}
-
-/* Reopen by name: the application may have closed or reused any number
- * we kept. The file must be the one we made. */
-static int reopen(void)
+/* Whether fd is the file we made. */
+static int is_ours(int fd)
 {
 	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+}
+
+/* The kept descriptor while it is still the file's: the application may
+ * close it or put something else on its number (fds.h watches libc's
+ * calls; fstat tells for a raw syscall). -1 when not: that number is no
+ * longer ours, to read, write or close. Async-signal-safe. */
+static int kept_fd(void)
+{
+	int fd = file_fd;
+
+	return fd >= 0 && !fds_lost(fd) && is_ours(fd) ? fd : -1;
+}
+
+/* Reopen by name (the kept descriptor taken from us): the file must be
+ * the one we made. -1 with errno; ESTALE: the name is another file's now.
+ * Async-signal-safe. */
+static int reopen(void)
+{
 	int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || st.st_dev != file_dev || st.st_ino != file_ino) {
+	if (fd >= 0 && !is_ours(fd)) {
 		close(fd);
-		return -1;
+		return errno = ESTALE, -1;
 	}
 	return fd;
+}
+
+/* Why the file could not grow, for the one message. */
+static char why_not[PATH_MAX + 200];
+
+/* The descriptor to grow through: the kept one; after the application
+ * took it, the file reopened by name and kept anew. -1 with why_not. */
+static int growth_fd(void)
+{
+	int lost = file_fd, fd;
+
+	if (kept_fd() >= 0)
+		return file_fd;
+	if (lost >= 0)
+		fds_disown(lost);
+	file_fd = -1;
+	if ((fd = reopen()) < 0) {
+		snprintf(why_not, sizeof(why_not), "the application closed or replaced its "
+			 "descriptor %d, and reopening %s failed: %s", lost, path,
+			 errno == ESTALE ? "that name is another file now" : strerror(errno));
+		return -1;
+	}
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
+	return file_fd;
 }
 
 static int grow(uint64_t need)
@@ -217,14 +301,363 @@ static int grow(uint64_t need)
 		size *= 2;
 	if (size > reserved)
 		size = reserved;
-	if (size < need || (fd = reopen()) < 0)
+	if (size < need) {
+		snprintf(why_not, sizeof(why_not), "its size limit, %llu bytes",
+			 (unsigned long long)reserved);
 		return -1;
-	rc = allocate(fd, size);
-	close(fd);
-	if (rc != 0)
+	}
+	if ((fd = growth_fd()) < 0)
 		return -1;
-	file_size = size;
+	if ((rc = allocate(fd, size)) != 0) {
+		snprintf(why_not, sizeof(why_not), "%s", strerror(rc));
+		return -1;
+	}
+	__atomic_store_n(&file_size, size, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* --- what a cut must put back ---------------------------------------------- */
+
+/* Every record as it was published, in file order: all of it for those
+ * written once (events, names, stacks, modules), the keys of a thread, a
+ * site or an error (what their values belong to). A cut puts back the part
+ * of each that lay past it: every record is there again, and counting
+ * goes on in place (the values counted before the cut are what is lost).
+ * In anonymous memory, a fraction of the file's size (a site's keys are
+ * 24 of its 72 bytes or more); a log that would pass its reserve stops,
+ * and a cut then loses what it does not hold. */
+struct kept {
+	uint64_t off;			/* of the record in the file */
+	uint64_t at;			/* of its saved bytes in the log's bodies */
+	uint32_t len;			/* bytes saved, from the record's first */
+	uint32_t saved;			/* 0: its rf_record only (not published yet) */
+};
+
+static struct kept *kept;		/* in file order (appended under lock) */
+static unsigned char *bodies;
+static uint64_t nkept, kept_cap, bodies_used, bodies_cap;
+static int log_full;
+/* The entry of the record this thread appended last: its publish. */
+static __thread struct kept *last_kept;
+
+static uint32_t kept_len(uint16_t type, uint32_t size)
+{
+	if (type == RF_THREAD) /* (its calibration and name are lost with it) */
+		return offsetof(struct rf_thread, state);
+	if (type == RF_SITE)
+		return offsetof(struct rf_site, seq);
+	if (type == RF_ERROR)
+		return offsetof(struct rf_error, count);
+	return size;
+}
+
+static void *reserve_anon(uint64_t *len)
+{
+	for (; *len >= FIRST_SIZE; *len /= 4) {
+		void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p != MAP_FAILED)
+			return p;
+	}
+	return NULL;
+}
+
+/* Room for as many records as the file can hold (24 bytes at least
+ * each), and as many bytes. */
+static void log_reserve(void)
+{
+	uint64_t n = reserved / 24 * sizeof(struct kept), b = reserved;
+
+	kept = reserve_anon(&n);
+	bodies = reserve_anon(&b);
+	kept_cap = n / sizeof(struct kept), bodies_cap = b;
+	log_full = !kept || !bodies;
+}
+
+static struct rf_record *saved_of(const struct kept *k)
+{
+	return (struct rf_record *)(void *)(bodies + k->at);
+}
+
+/* Under lock: the entry of a new record, its rf_record saved. */
+static void log_append(const struct rf_record *r, uint64_t off)
+{
+	uint32_t len = kept_len(r->type, r->size);
+	struct kept *k;
+
+	last_kept = NULL;
+	if (log_full || nkept == kept_cap || bodies_used + rf_align(len) > bodies_cap) {
+		log_full = 1;
+		return;
+	}
+	k = &kept[nkept];
+	*k = (struct kept){ off, bodies_used, len, 0 };
+	memcpy(saved_of(k), r, sizeof(*r));
+	bodies_used += rf_align(len);
+	__atomic_store_n(&nkept, nkept + 1, __ATOMIC_RELEASE);
+	last_kept = k;
+}
+
+/* Published: its bytes saved, done. */
+static void log_publish(const struct rf_record *r)
+{
+	struct kept *k = last_kept;
+
+	if (!k || base + k->off != (const unsigned char *)r)
+		return;	/* (not in the log: it was full) */
+	memcpy(saved_of(k), r, k->len);
+	saved_of(k)->done = 1;
+	__atomic_store_n(&k->saved, 1, __ATOMIC_RELEASE);
+	last_kept = NULL;
+}
+
+/* The entry of the record at off, or NULL. */
+static struct kept *log_find(uint64_t off)
+{
+	uint64_t lo = 0, hi = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (kept[mid].off == off)
+			return &kept[mid];
+		if (kept[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void mapfile_hide(struct rf_record *r)
+{
+	struct kept *k = base ? log_find((uint64_t)((unsigned char *)r - base)) : NULL;
+
+	__atomic_store_n(&r->done, 0, __ATOMIC_RELEASE);
+	if (k)
+		saved_of(k)->done = 0;
+}
+
+/* A site whose values the cut zeroed: a min of 0 would stay 0. (One
+ * with calls since, kept in the page the cut went into, keeps its.) */
+static void reset_mins(uint64_t off, uint64_t cut)
+{
+	struct rf_site *s = (struct rf_site *)(void *)(base + off);
+
+	if (__atomic_load_n(&s->calls, __ATOMIC_RELAXED))
+		return;
+	for (uint32_t i = 0; i < s->nvalues && i <= RF_EVENTS_MAX; i++) {
+		uint64_t zero = 0;
+
+		if ((uint64_t)((unsigned char *)&s->v[i].min - base) >= cut)
+			__atomic_compare_exchange_n(&s->v[i].min, &zero, UINT64_MAX, 0,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+}
+
+/* A thread record whose state the cut zeroed: running, its CPU time
+ * unknown, until it ends. */
+static void reset_thread(uint64_t off)
+{
+	struct rf_thread *t = (struct rf_thread *)(void *)(base + off);
+	uint32_t zero = 0;
+
+	if (__atomic_compare_exchange_n(&t->state, &zero, RF_T_RUNNING, 0, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		t->cpu_ns = UINT64_MAX;
+}
+
+/* Put back what the log holds past cut; returns where the log's records
+ * end (records past it, the log being full, it cannot put back). */
+static uint64_t log_put_back(uint64_t cut)
+{
+	uint64_t n = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE), end = RF_HEADER_SIZE;
+
+	for (uint64_t i = 0; i < n; i++) {
+		const struct kept *k = &kept[i];
+		const struct rf_record *saved = saved_of(k);
+		uint64_t from = k->off > cut ? k->off : cut;
+		uint32_t len = __atomic_load_n(&k->saved, __ATOMIC_ACQUIRE) ? k->len
+									    : sizeof(*saved);
+
+		if (k->off + len > from)
+			memcpy(base + from, (const unsigned char *)saved + (from - k->off),
+			       k->off + len - from);
+		if (saved->type == RF_SITE && k->len == len && k->off + saved->size > cut)
+			reset_mins(k->off, cut);
+		if (saved->type == RF_THREAD && k->len == len && k->off + saved->size > cut)
+			reset_thread(k->off);
+		end = k->off + saved->size;
+	}
+	return end;
+}
+
+/* A fork child hid records of its parent's other threads: so do the
+ * saved ones. */
+static void log_sync_done(void)
+{
+	for (uint64_t i = 0; i < nkept; i++)
+		if (!__atomic_load_n(&((struct rf_record *)(void *)(base + kept[i].off))->done,
+				     __ATOMIC_ACQUIRE))
+			saved_of(&kept[i])->done = 0;
+}
+
+/* --- a file cut short under us ------------------------------------------- */
+
+static unsigned mends;		/* mends done: a waiting fault may be mended */
+static int mending;		/* a thread mends (a spin lock: signal handlers) */
+static int cut_said, lost_said;
+
+/* Async-signal-safe text: s, or v in decimal, at buf + at. */
+static size_t put(char *buf, size_t at, size_t len, const char *s)
+{
+	while (*s && at + 1 < len)
+		buf[at++] = *s++;
+	return at;
+}
+
+static size_t put_u64(char *buf, size_t at, size_t len, uint64_t v)
+{
+	char d[24];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n && at + 1 < len)
+		buf[at++] = d[--n];
+	return at;
+}
+
+static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const char *c)
+{
+	char m[PATH_MAX + 512];
+	size_t n = put(m, 0, sizeof(m), "pmcshim: report file ");
+
+	n = put(m, n, sizeof(m), path);
+	n = put(m, n, sizeof(m), a);
+	n = put_u64(m, n, sizeof(m), cut);
+	n = put(m, n, sizeof(m), b);
+	if (c) {
+		n = put_u64(m, n, sizeof(m), lost);
+		n = put(m, n, sizeof(m), c);
+	}
+	m[n++] = '\n';
+	if (write(STDERR_FILENO, m, n) < 0) {
+		/* nowhere left to say it */
+	}
+}
+
+/* The file is its size again, cut bytes kept: the header, if cut into,
+ * is written again (this process's: the shadow, the tail as it is); the
+ * record the cut went into and all after it, up to the tail, are lost and
+ * become one filler record, which readers skip. Records appended from now
+ * on are whole. Other threads keep writing their records in place, under
+ * the filler where theirs were lost. */
+static void cut_repair(uint64_t cut)
+{
+	struct rf_header *h = header();
+	uint64_t t = __atomic_load_n(&tail_now, __ATOMIC_ACQUIRE), at, lost;
+	uint32_t flags;
+
+	if (cut < sizeof(shadow)) {
+		memcpy((unsigned char *)h + cut, (unsigned char *)&shadow + cut,
+		       sizeof(shadow) - cut);
+		__atomic_store_n(&h->tail, t, __ATOMIC_RELEASE);
+	}
+	at = log_put_back(cut);
+	/* what the log could not hold: whole records before the cut stay,
+	 * the rest to the tail becomes one filler record, which readers skip */
+	while (at + sizeof(struct rf_record) <= cut && at < t) {
+		const struct rf_record *r = (const void *)(base + at);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > cut - at || r->size > t - at)
+			break;
+		at += r->size;
+	}
+	if (at < t) { /* one store: a reader sees no half-written filler */
+		struct rf_record f = { .size = (uint32_t)(t - at), .type = 0, .done = 0 };
+		uint64_t word;
+
+		memcpy(&word, &f, sizeof(word));
+		__atomic_store_n((uint64_t *)(void *)(base + at), word, __ATOMIC_RELEASE);
+	}
+	lost = t > cut ? t - (cut > RF_HEADER_SIZE ? cut : RF_HEADER_SIZE) : 0;
+	flags = __atomic_or_fetch(&h->flags, RF_CUT, __ATOMIC_RELAXED);
+	shadow.flags = flags;
+	shadow.cut_size = h->cut_size = cut;
+	shadow.cut_lost = h->cut_lost += lost;
+	shadow.cuts = ++h->cuts;
+	if (!cut_said++)
+		say(" was cut to ", cut, " bytes while the program ran (truncated by another "
+		    "process?): what was counted in the ", lost, " bytes of records past that "
+		    "is lost; its size and records are put back and counting goes on (the "
+		    "report says so)");
+}
+
+/* The size back, allocated where the file system allows. What was
+ * written past the cut in the page it went into (the one page past the
+ * end that does not fault) is kept: growing the file zeroes it. */
+static int restore(int fd, uint64_t size, uint64_t cut)
+{
+	static unsigned char page[PAGE_MAX];	/* (under mending) */
+	uint64_t n = cut % page_size ? page_size - cut % page_size : 0;
+	int rc;
+
+	memcpy(page, base + cut, n);
+	rc = fallocate(fd, 0, 0, (off_t)size) == 0 ? 0 : ftruncate(fd, (off_t)size);
+	if (rc == 0)
+		memcpy(base + cut, page, n);
+	return rc;
+}
+
+/* The page at a goes nowhere from now on: anonymous memory. */
+static int forsake(unsigned char *a)
+{
+	unsigned char *page = base + (uint64_t)(a - base) / page_size * page_size;
+
+	if (mmap(page, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return 0;
+	if (!lost_said++)
+		say(": a page of it can no longer be written (cut short with its descriptor "
+		    "gone, a full file system, an I/O error); from offset ",
+		    (uint64_t)(page - base), ", what is recorded there is lost", 0, NULL);
+	return 1;
+}
+
+/* (sigbus.h) A fault at addr: ours when it lies in our range. A file cut
+ * short gets its size back; a page that still faults (no descriptor to
+ * mend it through, a full tmpfs, an I/O error) becomes anonymous memory.
+ * Either way the access runs again and succeeds: the application never
+ * dies of our file. */
+static int mend(void *addr)
+{
+	unsigned char *a = addr;
+	uint64_t size = __atomic_load_n(&file_size, __ATOMIC_RELAXED);
+	unsigned seen = __atomic_load_n(&mends, __ATOMIC_ACQUIRE);
+	struct stat st;
+	int fd, opened = 0, ok = 1;
+
+	if (!base || a < base || a >= base + reserved)
+		return 0;
+	while (__atomic_exchange_n(&mending, 1, __ATOMIC_ACQUIRE))
+		;
+	/* another thread mended it while we waited: try again first */
+	if (__atomic_load_n(&mends, __ATOMIC_ACQUIRE) == seen) {
+		if ((fd = kept_fd()) < 0)
+			fd = reopen(), opened = 1;
+		if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size &&
+		    restore(fd, size, (uint64_t)st.st_size) == 0)
+			cut_repair((uint64_t)st.st_size);
+		else
+			ok = forsake(a);
+		if (opened && fd >= 0)
+			close(fd);
+		__atomic_add_fetch(&mends, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&mending, 0, __ATOMIC_RELEASE);
+	return ok;
 }
 
 /* --- records ------------------------------------------------------------- */
@@ -245,17 +678,19 @@ void *mapfile_append(uint16_t type, size_t size)
 	if (!h)
 		return NULL;
 	pthread_mutex_lock(&lock);
-	at = h->tail;
+	at = tail_now;
 	if (at + len <= file_size || grow(at + len) == 0) {
 		r = (struct rf_record *)(base + at);
 		r->size = len;
 		r->type = type;
+		__atomic_store_n(&tail_now, at + len, __ATOMIC_RELEASE);
 		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
-	} else if (!(h->flags & RF_FULL)) {
-		h->flags |= RF_FULL;
-		log_error("report file %s cannot grow past %llu bytes; "
+		shadow.nevents += type == RF_EVENT;
+		log_append(r, at);
+	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
+		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
-			  (unsigned long long)file_size);
+			  (unsigned long long)file_size, why_not);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!r)
@@ -268,6 +703,7 @@ void mapfile_publish(void *record)
 	struct rf_record *r = record;
 
 	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	log_publish(r);
 }
 
 /* --- the header ------------------------------------------------------------ */
@@ -375,7 +811,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	fd = open_output(cfg, p->exe_name);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || allocate(fd, FIRST_SIZE) != 0 || map_reserved(fd) != 0) {
+	if (fstat(fd, &st) != 0 || map_reserved(fd) != 0) {
 		log_error("cannot set up the report file %s (%s); this run is not recorded",
 			  path, strerror(errno));
 		close(fd);
@@ -383,11 +819,18 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 		path[0] = '\0';
 		return -1;
 	}
-	close(fd);
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	file_size = FIRST_SIZE;
+	tail_now = RF_HEADER_SIZE;
 	fill_header(p);
+	shadow = *header();
+	if (sysconf(_SC_PAGESIZE) > 0 && sysconf(_SC_PAGESIZE) <= PAGE_MAX)
+		page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	log_reserve();
+	sigbus_install(mend);
 	return 0;
 }
 
@@ -407,14 +850,18 @@ void mapfile_finish(uint32_t state, const char *target)
 	h->end_ticks = arch_ticks();
 	h->ticks_per_ns = clock_ticks_per_ns();
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
+	if (state == RF_EXECED)
+		sigbus_before_exec();
 }
 
 void mapfile_unfinish(void)
 {
 	struct rf_header *h = mapfile_header();
 
-	if (h)
-		__atomic_store_n(&h->state, RF_RUNNING, __ATOMIC_RELEASE);
+	if (!h)
+		return;
+	__atomic_store_n(&h->state, RF_RUNNING, __ATOMIC_RELEASE);
+	sigbus_after_exec_failed();
 }
 
 /* --- fork ------------------------------------------------------------------ */
@@ -452,6 +899,31 @@ static int write_all(int fd, const void *from, uint64_t len)
 	return 0;
 }
 
+/* The header as the child's: the parent's state, end and cut are the
+ * parent's (a parent that _exits right after the fork has already marked
+ * its own file ended when the child copies it). */
+static void child_header(struct rf_header *h, uint64_t tail)
+{
+	h->tail = tail;
+	h->state = RF_RUNNING;
+	h->end_real_ns = h->end_mono_ns = h->end_ticks = 0;
+	h->ticks_per_ns = 0;
+	memset(h->exec_target, 0, sizeof(h->exec_target));
+	h->flags &= ~(uint32_t)(RF_CUT | RF_FULL);
+	h->cut_size = h->cut_lost = 0;
+	h->cuts = 0;
+}
+
+/* The parent's descriptor, inherited: the child's file is its own. */
+static void drop_parent_fd(void)
+{
+	if (kept_fd() >= 0)
+		fds_close(file_fd);
+	else if (file_fd >= 0)
+		fds_disown(file_fd);
+	file_fd = -1;
+}
+
 static int copy_to_new_file(const char *exe)
 {
 	uint64_t tail = fork_tail, size = FIRST_SIZE;
@@ -466,19 +938,23 @@ static int copy_to_new_file(const char *exe)
 		size *= 2;
 	/* the header as it was at the fork (the parent's runs on) */
 	memcpy(head, base, sizeof(head));
-	((struct rf_header *)(void *)head)->tail = tail;
+	child_header((struct rf_header *)(void *)head, tail);
 	if (write_all(fd, head, sizeof(head)) != 0 ||
-	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 || fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
+	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 ||
+	    fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
 	    mmap(base, reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
 		 fd, 0) == MAP_FAILED) {
 		close(fd);
 		unlink(path);
 		return -1;
 	}
-	close(fd);
+	drop_parent_fd();
+	file_fd = fds_move_high(fd);
+	fds_own(file_fd);
 	file_dev = st.st_dev;
 	file_ino = st.st_ino;
 	file_size = size;
+	tail_now = tail;
 	return 0;
 }
 
@@ -497,8 +973,9 @@ int mapfile_after_fork_child(void (*fn)(struct rf_record *r, void *arg), void *a
 	memcpy(exe, h->executable, sizeof(exe));
 	if (copy_to_new_file(exe) != 0) {
 		/* never write into the parent's file */
-		munmap(base, reserved);
 		base = NULL;
+		munmap(h, reserved);
+		drop_parent_fd();
 		path[0] = '\0';
 		log_error("fork child %d: cannot make its own report file; not recorded",
 			  (int)getpid());
@@ -507,8 +984,10 @@ int mapfile_after_fork_child(void (*fn)(struct rf_record *r, void *arg), void *a
 	set_identity(h);
 	h->flags |= RF_FORKED;
 	memset(h->dropped, 0, sizeof(h->dropped));
+	shadow = *h;
 	if (rf_open_mem(base, h->tail, &f, why, sizeof(why)) == 0)
 		for (const struct rf_record *r; (r = rf_next(&f, &off, &bad));)
 			fn((struct rf_record *)r, arg);
+	log_sync_done();
 	return 0;
 }

@@ -36,6 +36,8 @@ struct rf_record *mapfile_find(int (*match)(const struct rf_record *r, const voi
 void *mapfile_append(uint16_t type, size_t size);
 /* Mark a record from mapfile_append complete. */
 void mapfile_publish(void *record);
+/* Take a published record out of the report (readers skip it). */
+void mapfile_hide(struct rf_record *r);
 /* Count something the shim could not record. Async-signal-safe. */
 void mapfile_drop(enum rf_drop kind);
 

@@ -60,13 +60,13 @@ int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_
 	return check_header(f, why, whylen);
 }
 
-int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
+int rf_map(const char *path, const void **base, size_t *len, int *fdp, char *why,
+	   size_t whylen)
 {
 	struct stat st;
 	void *p;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	memset(f, 0, sizeof(*f));
 	if (fd < 0)
 		return fail(why, whylen, "%s", strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -79,11 +79,28 @@ int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
 		return fail(why, whylen, "empty file%s", "");
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		close(fd);
 		return fail(why, whylen, "cannot map: %s", strerror(errno));
-	if (rf_open_mem(p, (size_t)st.st_size, f, why, whylen) != 0) {
-		munmap(p, (size_t)st.st_size);
+	}
+	if (fdp)
+		*fdp = fd;
+	else
+		close(fd);
+	*base = p, *len = (size_t)st.st_size;
+	return 0;
+}
+
+int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
+{
+	const void *p;
+	size_t len;
+
+	memset(f, 0, sizeof(*f));
+	if (rf_map(path, &p, &len, NULL, why, whylen) != 0)
+		return -1;
+	if (rf_open_mem(p, len, f, why, whylen) != 0) {
+		munmap((void *)p, len);
 		memset(f, 0, sizeof(*f));
 		return -1;
 	}

@@ -46,6 +46,7 @@ enum rf_flag {
 	RF_FORKED = 1,		/* a fork() child: counts start at the fork */
 	RF_FULL = 2,		/* the file reached its size limit */
 	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
+	RF_CUT = 8,		/* cut short while the process ran: see cut_size */
 };
 
 /* What the shim could not record, counted in the header. */
@@ -94,6 +95,15 @@ struct rf_header {
 	uint32_t mpi_rank, mpi_size;
 	uint32_t pad_mpi;
 	char mpi_library[64];		/* the first line of MPI_Get_library_version */
+	/* RF_CUT: the file was cut short under the running process (truncated
+	 * by another one); the shim put its size back and went on recording.
+	 * What lay past the cut is lost: the header, when it was cut into,
+	 * is written again (its drop counts restart at 0); the records cut
+	 * into are one filler record (type 0) of cut_lost bytes. */
+	uint64_t cut_size;		/* the size it was last cut to */
+	uint64_t cut_lost;		/* bytes of records lost, all cuts together */
+	uint32_t cuts;			/* how many times it was cut */
+	uint32_t cut_pad;
 };
 
 enum rf_mpi_state {
@@ -333,6 +343,11 @@ struct rf_file {
 
 /* Maps path and checks its header. 0, or -1 with a one-line reason. */
 int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen);
+/* Maps path read-only (a regular file, not empty), unchecked: *base and
+ * *len, and its descriptor in *fd (unless fd is NULL: closed). 0, or -1
+ * with a one-line reason. */
+int rf_map(const char *path, const void **base, size_t *len, int *fd, char *why,
+	   size_t whylen);
 /* The same over memory the caller owns (tests, the fuzzer). */
 int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_t whylen);
 void rf_close(struct rf_file *f);

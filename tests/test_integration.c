@@ -420,8 +420,9 @@ static int interposed(const char *name)
 	static const char *const names[] = {
 		"pthread_create", "_exit", "_Exit", "execve", "execv", "execvp", "execvpe",
 		"execl", "execlp", "execle", "fexecve", "close", "dup2", "dup3",
-		"close_range", "closefrom", "dlclose", "__cyg_profile_func_enter",
-		"__cyg_profile_func_exit", "ompt_start_tool",
+		"close_range", "closefrom", "dlclose", "sigaction", "signal", "bsd_signal",
+		"sysv_signal", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+		"ompt_start_tool",
 	};
 
 	if (strncmp(name, "GOMP_", 5) == 0)

@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -463,6 +466,245 @@ static void test_dlopen_dlclose_shim(void)
 	runapp_free(&r);
 }
 
+/* --- the ground moves (tests/apps/moves.c) ------------------------------------ */
+
+/* Regions named prefix...: how many, and their calls (the file's own
+ * reading code), or -1 when the file cannot be read. */
+static int names_with(const char *path, const char *prefix, long long *calls)
+{
+	struct rf_file f;
+	char why[256], *is = NULL;
+	uint64_t off = 0, nids;
+	const struct rf_record *r;
+	int bad, n = 0;
+
+	*calls = 0;
+	if (rf_open(path, &f, why, sizeof(why)) != 0)
+		return printf("    %s: %s\n", path, why), -1;
+	nids = f.tail / 24 + 2;
+	is = calloc(nids, 1);
+	while (is && (r = rf_next(&f, &off, &bad)))
+		if (r->type == RF_NAME && ((const struct rf_name *)r)->id < nids)
+			is[((const struct rf_name *)r)->id] =
+				!strncmp(((const struct rf_name *)r)->text, prefix, strlen(prefix));
+	for (off = 0; is && (r = rf_next(&f, &off, &bad));) {
+		const struct rf_site *site = (const void *)r;
+		struct rf_stat v[RF_EVENTS_MAX + 1];
+		uint64_t c;
+
+		if (r->type != RF_SITE || site->region >= nids || !is[site->region])
+			continue;
+		rf_site_read(site, &c, v, RF_EVENTS_MAX + 1);
+		n++, *calls += (long long)c;
+	}
+	free(is);
+	rf_close(&f);
+	return bad ? -1 : n;
+}
+
+/* The same through the reader (its JSON export): rows named prefix... */
+static int reader_rows(const char *path, const char *prefix, long long *calls)
+{
+	json_t *j = runapp_load_json(path), *t, *row;
+	size_t i, k;
+	int n = 0;
+
+	*calls = 0;
+	if (!j)
+		return -1;
+	json_array_foreach(json_object_get(j, "threads"), i, t)
+		json_array_foreach(json_object_get(t, "regions"), k, row) {
+			const char *name = json_string_value(json_object_get(row, "region"));
+
+			if (name && !strncmp(name, prefix, strlen(prefix)))
+				n++, *calls += json_integer_value(json_object_get(row, "calls"));
+		}
+	json_decref(j);
+	return n;
+}
+
+static int header_of(const char *path, struct rf_header *h)
+{
+	struct rf_file f;
+	char why[256];
+
+	if (rf_open(path, &f, why, sizeof(why)) != 0)
+		return printf("    %s: %s\n", path, why), -1;
+	*h = *f.h;
+	rf_close(&f);
+	return 0;
+}
+
+/* The run went on as if nothing happened: n new names, each once, in the
+ * file and through the reader, and the thread made afterwards. */
+static void check_went_on(const char *path, int n, const char *what)
+{
+	long long calls;
+	int names;
+
+	CHECK(path, "%s: the report file", what);
+	names = names_with(path, "after", &calls);
+	CHECK(names == n && calls == n, "%s: %d new names, %lld calls in the file, want %d",
+	      what, names, calls, n);
+	names = reader_rows(path, "after", &calls);
+	CHECK(names == n && calls == n, "%s: the reader reads %d names, %lld calls, want %d",
+	      what, names, calls, n);
+	CHECK(summarize(path, "late").calls == 5 && summarize(path, "late").nthreads == 2,
+	      "%s: the thread made afterwards, its 5 calls", what);
+}
+
+static void run_moves(struct run *r, const char *const *args)
+{
+	const char *env[] = { QUIET, NULL };
+
+	CHECK(runapp(r, "moves", args, env, 1) == 0, "ran");
+	CHECK(r->status == 0 && strstr(r->out, "moves: done"), "status %d, out: %s, err: %s",
+	      r->status, r->out, r->err);
+}
+
+/* Truncated under the running program: it never dies of it; one line;
+ * the file says so, every record is back, and counting went on. */
+static void check_cut(const char *size, uint64_t want_size, long long want_before)
+{
+	struct run r;
+	const char *args[] = { "cut", size, "1000", NULL };
+	struct rf_header h;
+
+	run_moves(&r, args);
+	CHECK(count_lines(r.err, "was cut to") == 1 && count_lines(r.err, "pmcshim") == 1,
+	      "one line: %s", r.err);
+	CHECK(r.nreports == 1 && header_of(r.report_path[0], &h) == 0, "one readable file");
+	CHECK((h.flags & RF_CUT) && h.cuts == 1 && h.cut_size == want_size && h.cut_lost > 0,
+	      "flagged: flags %u, %u cuts, to %llu, %llu bytes lost", h.flags, h.cuts,
+	      (unsigned long long)h.cut_size, (unsigned long long)h.cut_lost);
+	CHECK(h.state == RF_EXITED, "exited: state %u", h.state);
+	CHECK(summarize(r.report_path[0], "before").calls >= 10 &&
+	      summarize(r.report_path[0], "before").calls <= want_before,
+	      "the 10 calls after the cut, and those before it that lay below it: %lld",
+	      summarize(r.report_path[0], "before").calls);
+	check_went_on(r.report_path[0], 1000, "after the cut");
+	runapp_free(&r);
+}
+
+static void test_cut_to_zero(void) { check_cut("0", 0, 10); }
+static void test_cut_into_records(void) { check_cut("8192", 8192, 20); }
+static void test_cut_inside_a_page(void) { check_cut("6000", 6000, 20); }
+
+static void test_cut_without_markers(void)
+{
+	struct run r;
+	const char *args[] = { "quietcut", "0", NULL };
+	struct rf_header h;
+
+	run_moves(&r, args);
+	CHECK(count_lines(r.err, "was cut to 0 bytes") == 1, "one line: %s", r.err);
+	CHECK(!strcmp(r.out, "moves: done\n"), "its output intact: %s", r.out);
+	CHECK(r.nreports == 1 && header_of(r.report_path[0], &h) == 0 && (h.flags & RF_CUT) &&
+	      h.state == RF_EXITED, "the file: exited, flagged cut");
+	CHECK(summarize(r.report_path[0], "").nthreads == 1, "its thread record back");
+	runapp_free(&r);
+}
+
+static void check_grows(const char *mode, const char *file)
+{
+	struct run r;
+	const char *args[] = { mode, "5000", NULL };
+	char path[3000];
+
+	run_moves(&r, args);
+	CHECK(r.err[0] == '\0', "%s: not a word: %s", mode, r.err);
+	snprintf(path, sizeof(path), "%s/%s", r.dir, file ? file : "");
+	check_went_on(file ? path : r.nreports ? r.report_path[0] : NULL, 5000, mode);
+	runapp_free(&r);
+}
+
+static void test_grows_after_chdir(void) { check_grows("chdir", NULL); }
+static void test_grows_after_rename(void) { check_grows("rename", "pmcshim-moved.pmc"); }
+static void test_grows_after_replace(void) { check_grows("replace", "pmcshim-moved.pmc"); }
+static void test_grows_after_unlink(void) { check_grows("unlink", "pmcshim-kept.pmc"); }
+static void test_grows_after_close(void) { check_grows("closefd", NULL); }
+
+static void test_grows_after_setresuid(void)
+{
+	if (geteuid() != 0)
+		SKIP("not root: cannot become nobody");
+	check_grows("setuid", NULL);
+}
+
+/* Its descriptor closed and its name gone: the file cannot grow; the
+ * one line says why, and the program goes on. */
+static void test_cannot_grow_says_why(void)
+{
+	struct run r;
+	const char *args[] = { "lostfd", "5000", NULL };
+
+	run_moves(&r, args);
+	CHECK(count_lines(r.err, "cannot grow") == 1 &&
+	      strstr(r.err, "closed or replaced its descriptor") &&
+	      strstr(r.err, "No such file or directory") && !strstr(r.err, "nested"),
+	      "one line with the cause: %s", r.err);
+	runapp_free(&r);
+}
+
+/* The application's SIGBUS handler: reported back to it, called for its
+ * own fault, not for the shim's. */
+static void test_app_sigbus_handler(void)
+{
+	struct run r;
+	const char *args[] = { "ownbus", "100", NULL };
+
+	run_moves(&r, args);
+	CHECK(strstr(r.out, "sigaction reports its own handler: yes") &&
+	      strstr(r.out, "own fault caught 1") && strstr(r.out, "caught after the cut 1") &&
+	      strstr(r.out, "signal gives its handler back: yes"), "out: %s", r.out);
+	CHECK(count_lines(r.err, "was cut to") == 1, "one line: %s", r.err);
+	check_went_on(r.report_path[0], 100, "its own handler");
+	runapp_free(&r);
+}
+
+/* No handler: its own fault ends it as it would without the shim. */
+static void test_app_sigbus_default(void)
+{
+	struct run r, plain;
+	const char *args[] = { "dflbus", NULL };
+	const char *env[] = { QUIET, NULL };
+
+	CHECK(runapp(&r, "moves", args, env, 1) == 0 && runapp(&plain, "moves", args, NULL, 0) == 0,
+	      "ran");
+	CHECK(plain.status == 128 + SIGBUS && r.status == plain.status,
+	      "status %d, without the shim %d", r.status, plain.status);
+	runapp_free(&r);
+	runapp_free(&plain);
+}
+
+/* The daemon double fork: the parent _exits right after fork; its child's
+ * file says running until the child ends. */
+static void test_double_fork_child_running(void)
+{
+	for (int i = 0; i < 5; i++) {
+		struct run r;
+		const char *args[] = { "dfork", NULL };
+		char out[4096] = "", path[3000];
+		struct timespec ms = { 0, 1000000 };
+		int done = 0;
+		const char *env[] = { QUIET, NULL };
+
+		CHECK(runapp(&r, "moves", args, env, 1) == 0 && r.status == 0, "ran");
+		for (int k = 0; k < 60000 && !done; k++, nanosleep(&ms, NULL)) {
+			FILE *f;
+
+			snprintf(path, sizeof(path), "%s/stdout", r.dir);
+			if ((f = fopen(path, "r"))) {
+				out[fread(out, 1, sizeof(out) - 1, f)] = '\0';
+				fclose(f);
+			}
+			done = strstr(out, "its file says") != NULL;
+		}
+		CHECK(strstr(out, "its file says running"), "run %d: %s", i, out);
+		runapp_free(&r);
+	}
+}
+
 /* --- where the file goes ----------------------------------------------------------- */
 
 static void test_output_device(void)
@@ -489,6 +731,85 @@ static void test_output_device(void)
 		closedir(d);
 	CHECK(n == 1 && summarize(left, "work").calls == 10, "the fallback in $TMPDIR has it");
 	runapp_free(&r);
+}
+
+/* A tmpfs mounted under /dev of its own (/dev/shm) is not a device. */
+static void test_output_dev_shm(void)
+{
+	struct run r;
+	const char *args[] = { "exit", "10", NULL };
+	char out[200], path[200];
+	const char *env[] = { QUIET, out, NULL };
+	struct stat shm, dev;
+
+	if (stat("/dev/shm", &shm) != 0 || stat("/dev", &dev) != 0 || shm.st_dev == dev.st_dev)
+		SKIP("no /dev/shm of its own here");
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=/dev/shm/pmcshim-test-%d.pmc", (int)getpid());
+	snprintf(path, sizeof(path), "/dev/shm/pmcshim-test-%d.pmc", (int)getpid());
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(r.err[0] == '\0', "not a word: %s", r.err);
+	CHECK(summarize(path, "work").calls == 10, "the file in /dev/shm has the 10 calls");
+	unlink(path);
+	runapp_free(&r);
+}
+
+/* A full file system at start: said as it is, and the file goes to
+ * $TMPDIR. */
+static void test_output_full_tmpfs(void)
+{
+	struct run r;
+	char dir[] = "build/tmp/full-XXXXXX", abs[4096], out[4200], tmpdir[4200], fallback[4400];
+	const char *args[] = { "exit", "10", NULL };
+	const char *env[] = { QUIET, out, tmpdir, NULL };
+	DIR *d;
+	int n = 0;
+
+	CHECK(mkdtemp(dir) && realpath(dir, abs), "temp dir");
+	/* smaller than the file's first allocation (64 KiB) */
+	if (mount("tmpfs", abs, "tmpfs", 0, "size=16k") != 0) {
+		rmdir(abs);
+		SKIP("cannot mount a tmpfs here (%s)", strerror(errno));
+	}
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s/x.pmc", abs);
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/..", abs);
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	umount(abs);
+	CHECK(count_lines(r.err, "No space left on device") == 1 &&
+	      count_lines(r.err, "writing") == 1, "one line, the real cause: %s", r.err);
+	snprintf(fallback, sizeof(fallback), "%s/..", abs);
+	d = opendir(fallback);
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, "pmcshim-ends-", 13) && ++n)
+			snprintf(fallback, sizeof(fallback), "%s/../%s", abs, e->d_name);
+	if (d)
+		closedir(d);
+	CHECK(n == 1 && summarize(fallback, "work").calls == 10, "the fallback has it");
+	unlink(fallback);
+	rmdir(abs);
+	runapp_free(&r);
+}
+
+/* An unknown conversion, a lone % at the end: one line each, kept. */
+static void check_pattern(const char *pattern, const char *says, const char *made)
+{
+	struct run r;
+	const char *args[] = { "exit", "10", NULL };
+	char out[300], path[2600];
+	const char *env[] = { QUIET, out, NULL };
+	struct stat st;
+
+	snprintf(out, sizeof(out), "PMCSHIM_OUTPUT=%s", pattern);
+	CHECK(runapp(&r, "ends", args, env, 1) == 0 && r.status == 0, "ran");
+	CHECK(count_lines(r.err, "pmcshim") == 1 && strstr(r.err, says), "one line: %s", r.err);
+	snprintf(path, sizeof(path), "%s/%s", r.dir, made);
+	CHECK(stat(path, &st) == 0, "%s kept as written", made);
+	runapp_free(&r);
+}
+
+static void test_output_unknown_conversion(void)
+{
+	check_pattern("out-%q.pmc", "unknown conversion %q", "out-%q.pmc");
+	check_pattern("out.pmc%", "a lone % at the end", "out.pmc%");
 }
 
 static void test_output_directory(void)
@@ -640,8 +961,25 @@ int main(void)
 	RUN(test_dlopen_dlclose_shim);
 	RUN(test_output_device);
 	RUN(test_output_directory);
+	RUN(test_output_dev_shm);
+	RUN(test_output_full_tmpfs);
+	RUN(test_output_unknown_conversion);
 	RUN(test_marker_before_constructor);
 	RUN(test_markers_in_app_malloc);
 	RUN(test_setuid_ignores_paths);
+	RUN(test_cut_to_zero);
+	RUN(test_cut_into_records);
+	RUN(test_cut_inside_a_page);
+	RUN(test_cut_without_markers);
+	RUN(test_grows_after_chdir);
+	RUN(test_grows_after_setresuid);
+	RUN(test_grows_after_rename);
+	RUN(test_grows_after_replace);
+	RUN(test_grows_after_unlink);
+	RUN(test_grows_after_close);
+	RUN(test_cannot_grow_says_why);
+	RUN(test_app_sigbus_handler);
+	RUN(test_app_sigbus_default);
+	RUN(test_double_fork_child_running);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "lifecycle");
 }

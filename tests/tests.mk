@@ -6,7 +6,7 @@ TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions fpwalk cfi
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
-	namelimit plugins unloads dlshim badids
+	namelimit plugins unloads dlshim badids moves
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx \
 	$(B)/tests/apps/plugin-a.so $(B)/tests/apps/plugin-b.so
 # -rdynamic: dladdr() can then name the apps' functions in stacks.

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -262,6 +263,10 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 		r[i]->raw = raw;
 		if (sz)
 			symbols_name_regions(sz, r[i]);
+		if (r[i]->missing || r[i]->shrank)
+			fprintf(stderr, PROG ": %s: warning: %s%" PRIu64 " bytes of records missing\n",
+				path[i], r[i]->shrank ? "it shrank while being read: " : "cut short: ",
+				r[i]->missing);
 	}
 	symbolizer_free(sz);
 	return r;

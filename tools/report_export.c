@@ -101,6 +101,13 @@ static void export_head(FILE *out, const struct report *r)
 		", \"ids\": %" PRIu64 "},\n",
 		r->stack_depth, r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY],
 		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES], r->dropped[RF_DROP_IDS]);
+	/* (only when it happened) */
+	if (r->missing || r->shrank)
+		fprintf(out, "  \"cut_short\": {\"missing_bytes\": %" PRIu64
+			", \"shrank_while_read\": %s},\n", r->missing, r->shrank ? "true" : "false");
+	if (r->cuts)
+		fprintf(out, "  \"cut_while_running\": {\"times\": %" PRIu32 ", \"to_bytes\": %" PRIu64
+			", \"lost_bytes\": %" PRIu64 "},\n", r->cuts, r->cut_size, r->cut_lost);
 }
 
 static void export_events(FILE *out, const struct report *r)

@@ -82,13 +82,24 @@ struct report {
 	const char *path;		/* as given on the command line */
 	const unsigned char *base;	/* the mapping, or the live snapshot */
 	struct rf_file file;
-	unsigned char *snapshot;	/* owned copy of a live file, or NULL */
+	unsigned char *snapshot;	/* our copy of the file */
+	size_t snapshot_mapped;		/* its length when mapped, 0: malloc'ed */
 	uint32_t state;			/* enum rf_state, as loaded */
 	bool live;			/* RF_RUNNING and the process still runs */
 	bool unsure;			/* RF_RUNNING, and rf_liveness cannot tell */
 	const char *state_text;		/* "running", "exited", "exec'd PATH", ... */
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
+	/* A file shorter than its records say (its header's tail): cut short
+	 * on disk, or shrinking while read (shrank: from size_was bytes to
+	 * size_now). missing: bytes of records past what is there. */
+	uint64_t missing, size_was, size_now;
+	bool shrank;
+	/* RF_CUT: cut short under the running program, and put back by the
+	 * shim: cuts times, last to cut_size bytes; the counts in cut_lost
+	 * bytes of records made before that are lost. */
+	uint32_t cuts;
+	uint64_t cut_size, cut_lost;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
 	bool raw;			/* values as measured: calibration not taken out */
 	bool calibrated;		/* some thread has a calibration */

@@ -35,6 +35,9 @@ bool note_calibration(FILE *out, const struct report *r);
 /* That n rows were below the markers' own cost, shown as 0 (nothing when
  * n is 0). */
 void note_below(FILE *out, size_t n);
+/* That the file is shorter than its records (cut short on disk, or
+ * shrinking while read), or was cut under the running program. */
+void note_short(FILE *out, const struct report *r);
 
 /* ---- MPI ranks (report_ranks.c) ---- */
 

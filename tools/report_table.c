@@ -336,6 +336,23 @@ static void print_file_notes(FILE *out, const struct report *r)
 			"(unknown id N)\n", r->nunnamed, r->nunnamed == 1 ? "" : "s",
 			r->nunnamed == 1 ? "" : "s");
 	print_dropped(out, r);
+	note_short(out, r);
+}
+
+void note_short(FILE *out, const struct report *r)
+{
+	if (r->missing)
+		fprintf(out, "#   cut short: %" PRIu64 " bytes of records missing (%s)\n", r->missing,
+			r->shrank ? "the file shrank while being read" :
+			"the file ends before its records do");
+	else if (r->shrank)
+		fprintf(out, "#   the file shrank while being read (%" PRIu64 " to %" PRIu64
+			" bytes): read as far as it went\n", r->size_was, r->size_now);
+	if (r->cuts)
+		fprintf(out, "#   cut to %" PRIu64 " bytes while the program ran (%" PRIu32
+			" time%s), and put back: the counts made before that in %" PRIu64
+			" bytes of records are lost\n", r->cut_size, r->cuts,
+			r->cuts == 1 ? "" : "s", r->cut_lost);
 }
 
 /* The events of a and b are the same names, sources and reasons. */

@@ -334,6 +334,9 @@ static int watch(FILE *out, const char *path, double interval, bool raw)
 			return 2;
 		}
 		print_interval(out, r, before, mono_s() - start, namew, &legend);
+		/* (said when it happens, not at every interval after) */
+		if (r->shrank || r->missing != before->missing || r->cuts != before->cuts)
+			note_short(out, r);
 		report_free(before);
 		before = r;
 	}

@@ -76,7 +76,12 @@ $(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/
 		| $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
 
+# Cuts a file short under the reader at a known point (run by run.sh).
+$(B)/tests/reader/shrinker.so: tests/reader/shrinker.c | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
+	$(B)/tests/reader/shrinker.so \
 	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)

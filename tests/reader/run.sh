@@ -223,11 +223,30 @@ golden unknown-name unknown-name.pmc
 golden unknown-name-json --format json unknown-name.pmc
 expect undone-rows "$(cd "$IN" && "$R" --format json undone.pmc | jq '[.threads[].regions[]] | length')" 39
 expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.threads[].regions[] | select(.partial)] | map(.region)')" '["solve"]'
-# A tail past the end of a file whose records are whole: what a killed
-# process leaves when the file never grew. Read like the sample.
-(cd "$IN" && "$R" tail-beyond.pmc | sed "1d; s/tail-beyond.pmc/$S/") >"$tmp/tb"
+# A tail past the end of a file whose records are whole: a file cut short
+# on disk at a record's end. Read like the sample, with a note and a
+# warning naming the bytes of records missing.
+(cd "$IN" && "$R" tail-beyond.pmc 2>"$tmp/tb-err" | sed "1d; s/tail-beyond.pmc/$S/") >"$tmp/tb"
 (cd "$IN" && "$R" "$S" | sed 1d) >"$tmp/sb"
-if cmp -s "$tmp/tb" "$tmp/sb"; then ok tail-beyond-file; else fail tail-beyond-file; fi
+if grep -q "^#   cut short: [0-9]* bytes of records missing (the file ends before its records do)$" \
+	"$tmp/tb" && grep -v "cut short" "$tmp/tb" | cmp -s - "$tmp/sb" &&
+   grep -q "tail-beyond.pmc: warning: cut short: [0-9]* bytes of records missing$" "$tmp/tb-err"
+then ok tail-beyond-file; else fail tail-beyond-file "$(cat "$tmp/tb-err")"; fi
+
+# A file cut short inside a record, and one cut to its header: what is
+# there is read, exit 0, with the bytes of records missing said.
+gen cut-record.pmc --truncate 6000
+gen cut-header.pmc --truncate 4096
+for f in cut-record cut-header; do
+	(cd "$IN" && "$R" --format csv --threads $f.pmc) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	missing=$(sed -n "s/.*$f.pmc: warning: cut short: \([0-9]*\) bytes of records missing$/\1/p" "$tmp/err")
+	if [ $rc = 0 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && [ -n "$missing" ] && [ "$missing" -gt 0 ]
+	then ok "cut-short: $f ($missing bytes missing)"
+	else fail "cut-short: $f" "exit $rc" "$(cat "$tmp/err")"; fi
+done
+expect cut-short-to-header-bytes "$(cd "$IN" && "$R" cut-header.pmc 2>&1 >/dev/null | sed 's/.*: \([0-9]*\) bytes.*/\1/')" \
+	"$(( $(stat -c %s "$IN/$S") - 4096 ))"
 
 # Without a boot id a reader cannot tell a running process from a dead one.
 gen unsure.pmc --state running --no-boot-id
@@ -363,7 +382,6 @@ for c in bad-magic version3 header-size tail-unaligned state size0 size-overflow
 	gen "bad/$c.pmc" --corrupt "$c"
 done
 gen bad/truncated-header.pmc --truncate 100
-gen bad/truncated-record.pmc --truncate 6000
 : >"$IN/bad/empty.pmc"
 printf '{"format": "pmcshim-report", "version": 1, "process": {}}\n' >"$IN/bad/version1.json"
 mkdir "$IN/bad/directory.pmc"
@@ -561,6 +579,37 @@ for ev in instructions cycles; do
 	col=$((col + 1))
 done
 expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $4 }')" "+980"
+
+# A file that shrinks while it is read (tests/reader/shrinker.so cuts it at
+# a known point): a live one snapshotted from its mapping (which faults),
+# a finished one read, and one under --watch. What is there is read, and
+# said; the reader never dies of SIGBUS.
+SHRINK=$B/tests/reader/shrinker.so
+sleep 2 &
+alive=$!
+gen shrink-live.pmc --state running --pid $alive
+cp "$IN/$S" "$IN/shrink-done.pmc"
+for f in shrink-live shrink-done; do
+	(cd "$IN" && SHRINK_FILE=$f.pmc SHRINK_TO=6000 LD_PRELOAD=$SHRINK "$R" $f.pmc) \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 0 ] && grep -q "^#   cut short: [0-9]* bytes of records missing (the file shrank while being read)$" "$tmp/out" &&
+	   grep -q "$f.pmc: warning: it shrank while being read: [0-9]* bytes of records missing$" "$tmp/err"
+	then ok "shrinks-while-read: $f"
+	else fail "shrinks-while-read: $f" "exit $rc" "$(cat "$tmp/err")" "$(head -5 "$tmp/out")"; fi
+done
+wait $alive
+sleep 3 &
+alive=$!
+gen shrink-watch.pmc --state running --pid $alive
+(cd "$IN" && SHRINK_FILE=shrink-watch.pmc SHRINK_TO=6000 SHRINK_AT=2 LD_PRELOAD=$SHRINK \
+	"$R" --watch=0.2 shrink-watch.pmc) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 0 ] && [ "$(grep -c "shrank while being read" "$tmp/out")" = 1 ] &&
+   grep -q "ended without exit" "$tmp/out"
+then ok shrinks-while-watched
+else fail shrinks-while-watched "exit $rc" "$(cat "$tmp/err")" "$(cat "$tmp/out")"; fi
+wait $alive
 
 # The snapshot of a file being written: every copy loads, no site is torn.
 if [ -x "$B/tests/reader/test_snapshot" ]; then
