@@ -28,8 +28,9 @@ result() {
 # calls REGION FILE: the calls column of REGION in the merged table that
 # pmcshim (the launcher) printed into FILE
 calls() {
-	awk -v r="$1" '/^## regions, all/ { on = 1; next } /^##/ { on = 0 }
-		on && $1 == r { print $3; exit }' "$2" | tr -d ,
+	awk -v r="$1" '/^## regions, all/ { on = 1; col = 3; next } /^##/ { on = 0 }
+		on && $1 == "region" { for (i = 1; i <= NF; i++) if ($i == "calls") col = i }
+		on && $1 == r { print $col; exit }' "$2" | tr -d ,
 }
 
 suite_end() {

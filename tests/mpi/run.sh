@@ -42,7 +42,8 @@ want_rank() {
 
 # got FILE: the MPI regions of a report and their calls, sorted
 got() {
-	"$R" --format csv "$1" | awk -F, '$1 ~ /^MPI_/ { print $1 "=" $2 }' | sort | tr '\n' ' '
+	"$R" --format csv "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "calls") c = i }
+		$1 ~ /^MPI_/ { print $1 "=" $c }' | sort | tr '\n' ' '
 }
 
 # run_mpi IMPL NP ENV... -- ARGS...: the implementation's mpirun with the
