@@ -1,11 +1,17 @@
-/* perf_event_open for the calling thread (pid 0, any cpu), user space only
- * unless asked otherwise, all events in one group so they count together. */
+/* perf_event_open for the calling thread (pid 0, any cpu), in the mode
+ * each event asks for (events.c), all events in one group so they count
+ * together. A group's leader opens disabled and the whole group is enabled
+ * once its members are in: a member added to a group already counting
+ * counts nothing until the thread is next scheduled in (seen on 6.18: a
+ * task-clock group's context-switches missing the first switch), while
+ * perf stat's separate events count it. */
 #include "counters.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -67,7 +73,7 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 static int user_access_sysctl(void);
 #endif
 
-static int open_one(const struct event_spec *ev, int group)
+static int open_one(const struct event_spec *ev, int user_only, int group)
 {
 	struct perf_event_attr attr;
 
@@ -77,8 +83,9 @@ static int open_one(const struct event_spec *ev, int group)
 	attr.config = ev->config;
 	attr.config1 = ev->config1;	/* native events (libpfm4) may use these */
 	attr.config2 = ev->config2;
-	attr.exclude_kernel = ev->exclude_kernel ? 1 : 0;
+	attr.exclude_kernel = ev->exclude_kernel || user_only ? 1 : 0;
 	attr.exclude_hv = 1;
+	attr.disabled = group < 0;	/* enable_groups starts it, members in */
 	attr.read_format = READ_FORMAT;
 #if defined(__aarch64__)
 	/* arm64 lets user space read a counter only when asked (config1
@@ -185,6 +192,34 @@ static int retake(struct counters *c)
 	return 0;
 }
 
+/* In the current group, else (the PMU cannot schedule them together) a
+ * group of its own. */
+static int open_any_group(const struct counters *c, const struct event_spec *ev,
+			  int user_only, int *new_group)
+{
+	int fd = open_one(ev, user_only, c->ngroups ? c->leader[c->ngroups - 1] : -1);
+
+	*new_group = c->ngroups == 0;
+	if (fd < 0 && c->ngroups && (errno == EINVAL || errno == ENOSPC)) {
+		fd = open_one(ev, user_only, -1);
+		*new_group = 1;
+	}
+	return fd;
+}
+
+static void enable_groups(const struct counters *c)
+{
+	for (int g = 0; g < c->ngroups; g++)
+		ioctl(c->leader[g], PERF_EVENT_IOC_ENABLE, 0);
+}
+
+/* Kernel mode asked for and not allowed (perf_event_paranoid): user
+ * space may still be. */
+static int kernel_refused(const struct event_spec *ev, int err)
+{
+	return !ev->exclude_kernel && (err == EACCES || err == EPERM);
+}
+
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first)
 {
@@ -200,11 +235,12 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		if (!first && status[i].source == SOURCE_UNAVAILABLE &&
 		    permanent_error(status[i].err))
 			continue;
-		int fd = open_one(&ev->ev[i], c->ngroups ? c->leader[c->ngroups - 1] : -1);
-		int new_group = c->ngroups == 0;
-		if (fd < 0 && c->ngroups && (errno == EINVAL || errno == ENOSPC)) {
-			fd = open_one(&ev->ev[i], -1);
-			new_group = 1;
+		int new_group;
+		int fd = open_any_group(c, &ev->ev[i], status[i].user_only, &new_group);
+		if (fd < 0 && first && kernel_refused(&ev->ev[i], errno)) {
+			explain(&status[i], &ev->ev[i], errno);
+			fd = open_any_group(c, &ev->ev[i], 1, &new_group);
+			status[i].user_only = fd >= 0;
 		}
 		if (fd < 0) {
 			if (first)
@@ -221,6 +257,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		if (first)
 			status[i].source = c->page[i] ? SOURCE_USER : SOURCE_READ;
 	}
+	enable_groups(c);
 	if (c->nopen == 0)
 		c->all_user = 0;
 	c->multiplexed = c->ngroups > 1;

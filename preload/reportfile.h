@@ -117,11 +117,15 @@ struct rf_event {
 	uint32_t index;			/* position in the configured list */
 	uint32_t type;			/* perf_event_attr.type */
 	uint64_t config;
-	uint32_t exclude_kernel;
+	uint32_t exclude_kernel;	/* 1: counted in user space only */
 	uint32_t source;		/* enum rf_source, as the first thread found it */
 	char name[48];
 	char reason[200];		/* why unavailable, or empty */
+	/* Records of RF_EVENT_SIZE_V0 bytes (shims before it) end here. */
+	char mode_note[200];		/* why user space only though the kernel was asked, or empty */
 };
+
+#define RF_EVENT_SIZE_V0 280		/* rf_event without mode_note */
 
 enum rf_thread_state {
 	RF_T_RUNNING = 1,

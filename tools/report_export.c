@@ -103,6 +103,8 @@ static void export_events(FILE *out, const struct report *r)
 		key_str(out, ", ", "source", e->source);
 		if (e->reason)
 			key_str(out, ", ", "reason", e->reason);
+		if (e->mode_note)
+			key_str(out, ", ", "mode_note", e->mode_note);
 		fputs("}", out);
 	}
 	fputs(r->nev ? "\n  ],\n" : "],\n", out);

@@ -399,9 +399,14 @@ static void json_file(FILE *out, const struct report *r)
 		json_string(out, r->ev[e].name);
 		fputs(", \"source\": ", out);
 		json_string(out, r->ev[e].source);
+		fprintf(out, ", \"mode\": \"%s\"", r->ev[e].exclude_kernel ? "user" : "user+kernel");
 		if (r->ev[e].reason) {
 			fputs(", \"reason\": ", out);
 			json_string(out, r->ev[e].reason);
+		}
+		if (r->ev[e].mode_note) {
+			fputs(", \"mode_note\": ", out);
+			json_string(out, r->ev[e].mode_note);
 		}
 		fputs("}", out);
 	}

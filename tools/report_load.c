@@ -278,8 +278,9 @@ static void load_events(struct ld *L)
 
 		if (!e) { /* the header counts it, its record is not done (yet) */
 			snprintf(b, sizeof(b), "event%zu", i);
-			r->ev[i] = (struct rep_event){ pool_strdup(&r->pool, b), "unavailable",
-						       "no event record", 0, 0, 0 };
+			r->ev[i] = (struct rep_event){ .name = pool_strdup(&r->pool, b),
+						       .source = "unavailable",
+						       .reason = "no event record" };
 			continue;
 		}
 		r->ev[i].name = FIELD(r, e->name);
@@ -287,6 +288,8 @@ static void load_events(struct ld *L)
 		r->ev[i].reason = e->reason[0] ? FIELD(r, e->reason) : NULL;
 		r->ev[i].type = e->type, r->ev[i].config = e->config;
 		r->ev[i].exclude_kernel = e->exclude_kernel;
+		if (e->r.size >= sizeof(*e) && e->mode_note[0]) /* older shims: no note */
+			r->ev[i].mode_note = FIELD(r, e->mode_note);
 	}
 }
 

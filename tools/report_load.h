@@ -69,7 +69,8 @@ struct rep_module {
 
 struct rep_event {
 	const char *name, *source, *reason;	/* reason may be NULL */
-	uint32_t type, exclude_kernel;
+	const char *mode_note;		/* why user space only though the kernel was asked, or NULL */
+	uint32_t type, exclude_kernel;	/* exclude_kernel: counted in user space only */
 	uint64_t config;
 };
 

@@ -332,14 +332,21 @@ static void print_file_notes(FILE *out, const struct report *r)
 	print_dropped(out, r);
 }
 
-/* The events of a and b are the same names, sources and reasons. */
+static bool same_text(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* The events of a and b are the same names, sources, modes and reasons. */
 static bool same_events(const struct report *a, const struct report *b)
 {
 	if (a->nev != b->nev)
 		return false;
 	for (size_t i = 0; i < a->nev; i++)
 		if (strcmp(a->ev[i].name, b->ev[i].name) || strcmp(a->ev[i].source, b->ev[i].source) ||
-		    strcmp(a->ev[i].reason ? a->ev[i].reason : "", b->ev[i].reason ? b->ev[i].reason : ""))
+		    !same_text(a->ev[i].reason, b->ev[i].reason) ||
+		    a->ev[i].exclude_kernel != b->ev[i].exclude_kernel ||
+		    !same_text(a->ev[i].mode_note, b->ev[i].mode_note))
 			return false;
 	return true;
 }
@@ -372,9 +379,18 @@ static void print_file(FILE *out, const struct report *r, bool with_events)
 static void print_events(FILE *out, const struct report *r, const char *label)
 {
 	fputs(label, out);
-	for (size_t i = 0; i < r->nev; i++)
-		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
-			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct rep_event *e = &r->ev[i];
+
+		if (!strcmp(e->source, "unavailable"))
+			fprintf(out, "%s %s [unavailable%s%s]", i ? "," : "", e->name,
+				e->reason ? ": " : "", e->reason ? e->reason : "");
+		else
+			fprintf(out, "%s %s [%s, %s%s%s]", i ? "," : "", e->name, e->source,
+				e->exclude_kernel ? "user" : "user+kernel",
+				e->mode_note ? ": kernel refused: " : "",
+				e->mode_note ? e->mode_note : "");
+	}
 	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
 		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
 		r->serialized ? ")" : "");

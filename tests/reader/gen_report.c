@@ -218,7 +218,8 @@ static void events(struct gen *g)
 {
 	g->first_event = g->len;
 	for (unsigned e = 0; e < g->events; e++) {
-		struct rf_event *r = add(g, sizeof(*r), RF_EVENT);
+		/* the size a shim before mode_note wrote: the reader takes both */
+		struct rf_event *r = add(g, RF_EVENT_SIZE_V0, RF_EVENT);
 		bool last = e + 1 == g->events;
 
 		r->index = e, r->type = e < 2 ? 0 : 1, r->config = e, r->exclude_kernel = 1;
