@@ -11,6 +11,7 @@
 
 #include "report_escape.h"
 #include "report_render.h"
+#include "report_totals.h"
 
 /* --collapse-unavailable (the launcher's tables): an event that no row of
  * a table could count gets no columns, and one note under the table says
@@ -376,6 +377,40 @@ static void print_file(FILE *out, const struct report *r, bool with_events)
 	print_file_notes(out, r);
 }
 
+/* A file's notes beyond calibration: what went short in it. */
+static bool unusual(const struct report *r)
+{
+	bool dropped = false;
+
+	for (size_t k = 0; k < sizeof(r->dropped) / sizeof(r->dropped[0]); k++)
+		dropped |= r->dropped[k] != 0;
+	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped || r->nbelow;
+}
+
+/* The launcher's run of many processes (--collapse-unavailable, files
+ * sharing their events): one line for the files (the totals list each
+ * process), a heading only for a file with something to say, one line on
+ * calibration. */
+static void print_files_folded(FILE *out, const struct model *m)
+{
+	const char *dir = m->files[0]->path, *slash = strrchr(dir, '/');
+	bool calib = false;
+	char b[200];
+
+	fprintf(out, "# %zu files (processes) in %.*s: %s\n", m->nfiles,
+		slash ? (int)(slash - dir) : 1, slash ? dir : ".", totals_states(m, b, sizeof(b)));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		calib |= r->calibrated && !r->raw;
+		if (unusual(r))
+			print_file(out, r, false);
+	}
+	if (calib)
+		fprintf(out, "#   calibrated: the markers' own cost taken out (pmcshim-report "
+			"FILE shows each file's figures); --raw shows measured values\n");
+}
+
 static void print_events(FILE *out, const struct report *r, const char *label)
 {
 	fputs(label, out);
@@ -610,6 +645,15 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 	}
 }
 
+/* Some thread of some file has a region row: a marker ran. */
+static bool any_rows(const struct model *m)
+{
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].t->nrows)
+			return true;
+	return false;
+}
+
 static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 {
 	struct table t;
@@ -617,6 +661,11 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 	struct cols cols;
 
 	print_title(out, m, gt);
+	if (!gt->n && !any_rows(m)) {
+		fputs(gt->scope == SC_ALL ? "(no regions: no marker ran; the totals above are "
+		      "the whole run)\n" : "(no regions: no marker ran)\n", out);
+		return;
+	}
 	if (!gt->n) {
 		fprintf(out, "(no regions%s%s)\n", m->o->has_re ? " match --region" : "",
 			gt->nlow ? (m->o->has_re ? " and --min-coverage" : " at --min-coverage") :
@@ -777,19 +826,22 @@ void render_table(FILE *out, struct model *m)
 {
 	bool once = events_once(m);
 
-	for (size_t f = 0; f < m->nfiles; f++)
-		print_file(out, m->files[f], !once);
+	if (once)
+		print_files_folded(out, m);
+	else
+		for (size_t f = 0; f < m->nfiles; f++)
+			print_file(out, m->files[f], true);
 	if (once)
 		print_events(out, m->files[0], "# events of every file:");
 	print_legend(out, m);
+	render_totals(out, m, collapse);
+	for (size_t f = 0; m->o->threads && f < m->nfiles; f++)
+		print_threads(out, m, f);
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];
 
 		if (t->scope == SC_PROCESS && t->id == 0)
 			print_processes(out, m);
-		if (t->scope == SC_THREAD && (t->id == 0 || m->threads[t->id - 1].file !=
-					      m->threads[t->id].file))
-			print_threads(out, m, m->threads[t->id].file);
 		print_regions(out, m, t);
 	}
 	for (size_t f = 0; f < m->nfiles; f++)
