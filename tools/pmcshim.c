@@ -6,8 +6,9 @@
  *
  * Every process writes its report into one run directory; the launcher
  * prints the unavailable-events notice once (the processes are quiet),
- * runs pmcshim-report on the directory and exits with the command's
- * status.
+ * runs pmcshim-report on the directory (its table on stderr, or into the
+ * --table file), says in one line where the reports are, and exits with
+ * the command's status.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +34,10 @@ static void usage(FILE *out)
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
 	      "  -o, --output DIR   the run directory (made if missing; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
-	      "  -q, --quiet        no notices (unavailable events, where the reports are)\n"
+	      "  -q, --quiet        the table alone: no notices (unavailable events, where\n"
+	      "                     the reports are)\n"
+	      "  -O, --table FILE   the table into FILE instead of stderr (made or\n"
+	      "                     truncated); stderr then gets one line\n"
 	      "      --list-events  the event names this machine accepts\n"
 	      "      --version      the version\n"
 	      "  -h, --help         this help\n"
@@ -64,13 +68,14 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 	static const struct option lo[] = {
 		{ "events", required_argument, NULL, 'e' }, { "depth", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
+		{ "table", required_argument, NULL, 'O' },
 		{ "list-events", no_argument, NULL, OPT_LIST },
 		{ "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+e:d:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:d:o:O:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': l->events = optarg; break;
 		case 'd':
@@ -80,6 +85,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 			break;
 		case 'o': l->outdir = optarg; break;
 		case 'q': l->quiet = 1; break;
+		case 'O': l->table = optarg; break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
@@ -97,7 +103,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 
 int main(int argc, char **argv)
 {
-	static struct launch l;
+	static struct launch l = { .table_fd = -1 };
 	int rc, signo, ran;
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
@@ -105,7 +111,8 @@ int main(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	if (launch_check_events(l.events) != 0)
 		return 2;
-	if (launch_find_tools(&l) != 0 || launch_make_dir(&l) != 0)
+	if (launch_find_tools(&l) != 0 || launch_open_table(&l) != 0 ||
+	    launch_make_dir(&l) != 0)
 		return 2;
 	if (!l.quiet)
 		launch_events_notice(l.events);

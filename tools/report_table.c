@@ -384,7 +384,7 @@ static bool unusual(const struct report *r)
 
 	for (size_t k = 0; k < sizeof(r->dropped) / sizeof(r->dropped[0]); k++)
 		dropped |= r->dropped[k] != 0;
-	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped || r->nbelow;
+	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped;
 }
 
 /* The launcher's run of many processes (--collapse-unavailable, files
@@ -395,6 +395,7 @@ static void print_files_folded(FILE *out, const struct model *m)
 {
 	const char *dir = m->files[0]->path, *slash = strrchr(dir, '/');
 	bool calib = false;
+	size_t below = 0;
 	char b[200];
 
 	fprintf(out, "# %zu files (processes) in %.*s: %s\n", m->nfiles,
@@ -403,12 +404,15 @@ static void print_files_folded(FILE *out, const struct model *m)
 		const struct report *r = m->files[f];
 
 		calib |= r->calibrated && !r->raw;
+		below += r->calibrated && !r->raw ? r->nbelow : 0;
 		if (unusual(r))
 			print_file(out, r, false);
 	}
-	if (calib)
+	if (calib) {
 		fprintf(out, "#   calibrated: the markers' own cost taken out (pmcshim-report "
 			"FILE shows each file's figures); --raw shows measured values\n");
+		note_below(out, below);
+	}
 }
 
 static void print_events(FILE *out, const struct report *r, const char *label)
@@ -837,6 +841,8 @@ void render_table(FILE *out, struct model *m)
 	render_totals(out, m, collapse);
 	for (size_t f = 0; m->o->threads && f < m->nfiles; f++)
 		print_threads(out, m, f);
+	if (m->o->totals)
+		return;
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];
 

@@ -467,3 +467,122 @@ void render_totals(FILE *out, const struct model *m, bool hide_unavailable)
 	ptotal_free(&run);
 	free(shown);
 }
+
+/* ---- machine formats ------------------------------------------------------ */
+
+static const char *tval_status(const struct tval *v)
+{
+	if (!v->have)
+		return tval_missing(v);
+	if (v->lack || v->absent)
+		return "partial";
+	return v->mux ? "multiplexed" : "counted";
+}
+
+static void json_u64(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, "%" PRIu64, v);
+	else
+		fputs("null", out);
+}
+
+/* How many files ended in each state, as an object. */
+static void json_states(FILE *out, const struct model *m)
+{
+	char b[200], *save = NULL;
+
+	fputs(", \"states\": {", out);
+	totals_states(m, b, sizeof(b));
+	for (char *t = strtok_r(b, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *word = strchr(t + (*t == ' '), ' ');
+
+		if (!word)
+			continue;
+		*word++ = '\0';
+		fputs(t == b ? "" : ", ", out);
+		json_string(out, word);
+		fprintf(out, ": %s", t + (*t == ' '));
+	}
+	fputs("}", out);
+}
+
+void totals_json(FILE *out, const struct model *m, size_t f)
+{
+	struct ptotal p;
+
+	ptotal_of(m, f, &p);
+	fprintf(out, "{\"processes\": %zu", p.nproc);
+	if (f == SIZE_MAX)
+		json_states(out, m);
+	fprintf(out, ", \"threads\": %zu, \"wall_ns\": ", p.nthreads);
+	json_u64(out, p.has_wall, p.wall_ns);
+	fputs(", \"cpu_ns\": ", out);
+	json_u64(out, p.cpu_have > 0, p.cpu_ns);
+	fputs(", \"events\": {", out);
+	for (size_t e = 0; e < m->nev; e++) {
+		const struct tval *v = &p.ev[e];
+
+		fputs(e ? ", " : "", out);
+		json_string(out, m->ev[e]);
+		fputs(": {\"value\": ", out);
+		json_u64(out, v->have > 0, v->value);
+		fprintf(out, ", \"enabled_ns\": %" PRIu64 ", \"running_ns\": %" PRIu64
+			", \"threads_counted\": %" PRIu32 ", \"status\": \"%s\"}", v->enabled,
+			v->running, v->have, tval_status(v));
+	}
+	fputs("}}", out);
+	ptotal_free(&p);
+}
+
+static void csv_u64(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, ",%" PRIu64, v);
+	else
+		fputs(",", out);
+}
+
+static void csv_row(FILE *out, const struct model *m, const char *scope, const struct report *r,
+		    const struct ptotal *p)
+{
+	fprintf(out, "%s,", scope);
+	if (r) {
+		fprintf(out, "%" PRIu64 ",", r->pid);
+		csv_field(out, r->executable);
+		putc(',', out);
+		csv_field(out, state_word(r));
+	} else {
+		fputs(",,,", out);
+	}
+	fprintf(out, ",%zu,%zu", p->nproc, p->nthreads);
+	csv_u64(out, p->has_wall, p->wall_ns);
+	csv_u64(out, p->cpu_have > 0, p->cpu_ns);
+	for (size_t e = 0; e < m->nev; e++) {
+		csv_u64(out, p->ev[e].have > 0, p->ev[e].value);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%s", p->ev[e].enabled, p->ev[e].running,
+			tval_status(&p->ev[e]));
+	}
+	putc('\n', out);
+}
+
+void render_totals_csv(FILE *out, const struct model *m)
+{
+	struct ptotal p;
+
+	fputs("scope,pid,executable,state,processes,threads,wall_ns,cpu_ns", out);
+	for (size_t e = 0; e < m->nev; e++) {
+		const char *n = m->ev[e];
+
+		fprintf(out, ",%s,%s_enabled_ns,%s_running_ns,%s_status", n, n, n, n);
+	}
+	putc('\n', out);
+	ptotal_of(m, SIZE_MAX, &p);
+	csv_row(out, m, "run", NULL, &p);
+	ptotal_free(&p);
+	for (size_t f = 0; f < m->nfiles; f++) {
+		ptotal_of(m, f, &p);
+		csv_row(out, m, "process", m->files[f], &p);
+		ptotal_free(&p);
+	}
+}

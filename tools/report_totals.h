@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "report_model.h"
 
@@ -49,5 +50,8 @@ const char *tval_missing(const struct tval *v);
 
 /* How the processes ended: "24 exited, 1 exec'd" (b: at least 160). */
 const char *totals_states(const struct model *m, char *b, size_t len);
+
+/* The totals of process f (SIZE_MAX: the run) as one JSON object. */
+void totals_json(FILE *out, const struct model *m, size_t f);
 
 #endif
