@@ -114,7 +114,8 @@ int main(int argc, char **argv)
 	if (launch_find_tools(&l) != 0 || launch_open_table(&l) != 0 ||
 	    launch_make_dir(&l) != 0)
 		return 2;
-	if (!l.quiet)
+	/* With --table the table says it: stderr gets one line. */
+	if (!l.quiet && !l.table)
 		launch_events_notice(l.events);
 	rc = launch_command(&l, &signo, &ran);
 	if (ran)

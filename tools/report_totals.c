@@ -322,8 +322,12 @@ static void put_command(struct table *t, const struct report *r)
 		len += strlen(r->argv[i]) + 1;
 	s = xmalloc(len + strlen(r->executable) + 2);
 	s[0] = '\0';
-	for (size_t i = 0; i < r->argc; i++)
-		strcat(strcat(s, i ? " " : ""), r->argv[i]);
+	for (size_t i = 0; i < r->argc; i++) {
+		/* the program's base name: the rest of the line is what tells */
+		const char *a = r->argv[i], *slash = i ? NULL : strrchr(a, '/');
+
+		strcat(strcat(s, i ? " " : ""), slash && slash[1] ? slash + 1 : a);
+	}
 	if (!r->argc)
 		strcpy(s, r->executable);
 	e = escape_name(s, 48);
@@ -349,7 +353,8 @@ static void process_cells(struct table *t, const struct model *m, const struct p
 	char b[32];
 
 	tbl_put(t, "%zu", p->nthreads);
-	tbl_put(t, "%s", p->has_wall ? fmt_num(b, p->wall_ns, H_TIME) : "n/a");
+	/* the folded row's processes ran at various times: no one wall */
+	tbl_put(t, "%s", p->has_wall ? fmt_num(b, p->wall_ns, H_TIME) : p->nproc > 1 ? "" : "n/a");
 	tbl_put(t, "%s%s", p->cpu_have ? fmt_num(b, p->cpu_ns, H_TIME) : "n/a",
 		p->cpu_have && p->cpu_lack ? "+" : "");
 	for (size_t e = 0; e < m->nev; e++)
