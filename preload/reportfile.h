@@ -165,7 +165,17 @@ struct rf_thread {
 	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	char name[16];
 	char lost_reason[64];
+	/* Records of RF_THREAD_SIZE_V0 bytes (shims before them) end here.
+	 * The thread's CPU clock (CLOCK_THREAD_CPUTIME_ID, ns since the task
+	 * began: for a main thread across exec) when the shim began with it
+	 * (the main thread: as the shim's setup started, so its exec and
+	 * loading are before; another thread: at its setup) and at its setup
+	 * (cpu_ns counts from there). Written before the record is published;
+	 * UINT64_MAX: unknown. */
+	uint64_t begin_cpu_ns, setup_cpu_ns;
 };
+
+#define RF_THREAD_SIZE_V0 496		/* rf_thread without begin_cpu_ns, setup_cpu_ns */
 
 struct rf_name {
 	struct rf_record r;

@@ -300,6 +300,7 @@ static void shim_setup(int argc, char **argv)
 	char why[256];
 	struct mapfile_process p;
 
+	threads_note_begin();
 	config_load(&config);
 	names_set_limit(config.max_names);
 	clock_start();

@@ -35,6 +35,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_state *registry;
 static uint32_t next_index;
 static struct calibration calib;	/* measured once, on the main thread */
+/* The main thread's CPU clock as the shim's setup began (0: not noted). */
+static uint64_t main_begin_cpu;
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 			 void *(*)(void *), void *);
@@ -111,6 +113,8 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->coverage = (uint32_t)t->ctr.multiplexed;
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
+	r->setup_cpu_ns = t->start_cpu;
+	r->begin_cpu_ns = r->is_main && main_begin_cpu ? main_begin_cpu : t->start_cpu;
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 	mapfile_publish(r);
@@ -130,6 +134,7 @@ static struct thread_state *setup(int lazy, int first)
 	t->own = own;
 	t->tid = gettid();
 	counters_open(&t->ctr, &config->events, status, first);
+	t->start_cpu = clock_thread_cpu_ns();
 	t->rec = thread_record(t, lazy);
 	if (!t->rec) {
 		counters_close(&t->ctr);
@@ -140,7 +145,6 @@ static struct thread_state *setup(int lazy, int first)
 	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
 	regions_coverage(&t->rs, t->ctr.multiplexed);
-	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
@@ -280,6 +284,12 @@ void threads_resume(void)
 
 /* --- init and lazy setup ---------------------------------------------------- */
 
+void threads_note_begin(void)
+{
+	if (gettid() == getpid())	/* else the main thread is set up later, lazily */
+		main_begin_cpu = clock_thread_cpu_ns();
+}
+
 void threads_init(const struct config *cfg, struct event_status *st)
 {
 	config = cfg;
@@ -350,6 +360,7 @@ static void reset_own_record(struct thread_state *t)
 	r->is_main = 1;
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
+	r->begin_cpu_ns = r->setup_cpu_ns = t->start_cpu;	/* the child began at the fork */
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 }

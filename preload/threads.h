@@ -29,6 +29,9 @@ extern __thread struct thread_state *threads_tls;
 
 /* Constructor: remember the settings and set up the main thread, which
  * fills status (what each event can do in this process). */
+/* Note the main thread's CPU clock as the shim's setup begins: what it ran
+ * before (exec, loading) is told apart in the report. */
+void threads_note_begin(void);
 void threads_init(const struct config *cfg, struct event_status *status);
 /* Measure the markers' own cost on the calling (main) thread, markers
  * active and the guard free; every thread record carries it. */

@@ -466,6 +466,10 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
+	o->has_begin = t->r.size >= sizeof(*t) && t->begin_cpu_ns != UINT64_MAX &&
+		       t->setup_cpu_ns != UINT64_MAX && t->begin_cpu_ns <= t->setup_cpu_ns;
+	o->begin_cpu_ns = o->has_begin ? t->begin_cpu_ns : 0;
+	o->setup_cpu_ns = o->has_begin ? t->setup_cpu_ns : 0;
 	o->cpu_ns = o->has_cpu ? t->cpu_ns : 0;
 	if (state != RF_T_RUNNING && t->end_mono_ns >= t->start_mono_ns)
 		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;

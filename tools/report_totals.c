@@ -43,6 +43,45 @@ static void tval_add(struct tval *v, const struct report *r, const struct rep_to
 	v->have++;
 }
 
+static const struct rep_thread *main_thread(const struct report *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].main)
+			return &r->threads[i];
+	return NULL;
+}
+
+/* The main thread's CPU clock when the image before this one (same
+ * process, exec'd into this) ended, or 0: the clock runs on across exec. */
+static uint64_t cpu_at_exec(const struct model *m, size_t f)
+{
+	const struct report *r = m->files[f], *prev = NULL;
+	const struct rep_thread *t;
+
+	for (size_t g = 0; g < m->nfiles; g++) {
+		const struct report *q = m->files[g];
+
+		if (g != f && q->pid == r->pid && q->state == RF_EXECED &&
+		    !strcmp(q->host, r->host) && q->start_ns <= r->start_ns &&
+		    (!prev || q->start_ns > prev->start_ns))
+			prev = q;
+	}
+	t = prev ? main_thread(prev) : NULL;
+	return t && t->has_begin && t->has_cpu ? sat_add(t->setup_cpu_ns, t->cpu_ns) : 0;
+}
+
+/* What thread t ran before the shim began with it. */
+static void add_before(const struct model *m, size_t f, const struct rep_thread *t,
+		       struct ptotal *p)
+{
+	uint64_t from = t->main ? cpu_at_exec(m, f) : 0;
+
+	if (!t->has_begin)
+		return;
+	p->before_ns = sat_add(p->before_ns, t->begin_cpu_ns > from ? t->begin_cpu_ns - from : 0);
+	p->before_have++;
+}
+
 static void add_file(const struct model *m, size_t f, struct ptotal *p)
 {
 	const struct report *r = m->files[f];
@@ -56,6 +95,7 @@ static void add_file(const struct model *m, size_t f, struct ptotal *p)
 			p->cpu_ns = sat_add(p->cpu_ns, t->cpu_ns), p->cpu_have++;
 		else
 			p->cpu_lack++;
+		add_before(m, f, t, p);
 		for (size_t e = 0; e < m->nev; e++) {
 			int k = m->evmap[f * m->nev + e];
 
@@ -97,11 +137,14 @@ void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 	if (f != SIZE_MAX) {
 		add_file(m, f, out);
 		out->wall_ns = m->files[f]->wall_ns, out->has_wall = m->files[f]->has_wall;
-		return;
+	} else {
+		for (size_t i = 0; i < m->nfiles; i++)
+			add_file(m, i, out);
+		run_wall(m, out);
 	}
-	for (size_t i = 0; i < m->nfiles; i++)
-		add_file(m, i, out);
-	run_wall(m, out);
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_time(m->ev[e]) && out->ev[e].have)
+			out->ev[e].value = sat_add(out->ev[e].value, out->before_ns);
 }
 
 void ptotal_free(struct ptotal *p)
@@ -281,6 +324,14 @@ static void run_heading(FILE *out, const struct model *m, const struct ptotal *p
 		totals_states(m, b, sizeof(b)), p->nthreads);
 }
 
+static bool has_time_event(const struct model *m, const struct ptotal *p)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_time(m->ev[e]) && p->ev[e].have)
+			return true;
+	return false;
+}
+
 static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 {
 	struct marks mk = { 0 };
@@ -302,6 +353,10 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 	if (p->cpu_have && p->has_wall && p->wall_ns)
 		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
 			(double)p->cpu_ns / (double)p->wall_ns);
+	if (p->before_have && has_time_event(m, p))
+		fprintf(out, "task-clock and cpu-clock include %.2f msec the threads ran before the "
+			"shim began with them (exec, loading; from their CPU clocks), as perf stat "
+			"counts from exec\n", (double)p->before_ns / 1e6);
 	if (mk.mux)
 		fprintf(out, "(xx.xx%%): multiplexed, counted that share of the time; the value "
 			"is scaled to the whole%s\n", m->o->raw ? " (--raw: as measured)" : "");
@@ -524,6 +579,8 @@ void totals_json(FILE *out, const struct model *m, size_t f)
 	json_u64(out, p.has_wall, p.wall_ns);
 	fputs(", \"cpu_ns\": ", out);
 	json_u64(out, p.cpu_have > 0, p.cpu_ns);
+	fputs(", \"before_setup_ns\": ", out);
+	json_u64(out, p.before_have > 0, p.before_ns);
 	fputs(", \"events\": {", out);
 	for (size_t e = 0; e < m->nev; e++) {
 		const struct tval *v = &p.ev[e];
@@ -563,6 +620,7 @@ static void csv_row(FILE *out, const struct model *m, const char *scope, const s
 	fprintf(out, ",%zu,%zu", p->nproc, p->nthreads);
 	csv_u64(out, p->has_wall, p->wall_ns);
 	csv_u64(out, p->cpu_have > 0, p->cpu_ns);
+	csv_u64(out, p->before_have > 0, p->before_ns);
 	for (size_t e = 0; e < m->nev; e++) {
 		csv_u64(out, p->ev[e].have > 0, p->ev[e].value);
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%s", p->ev[e].enabled, p->ev[e].running,
@@ -575,7 +633,7 @@ void render_totals_csv(FILE *out, const struct model *m)
 {
 	struct ptotal p;
 
-	fputs("scope,pid,executable,state,processes,threads,wall_ns,cpu_ns", out);
+	fputs("scope,pid,executable,state,processes,threads,wall_ns,cpu_ns,before_setup_ns", out);
 	for (size_t e = 0; e < m->nev; e++) {
 		const char *n = m->ev[e];
 

@@ -31,6 +31,11 @@ struct ptotal {
 	bool has_wall;
 	uint64_t cpu_ns;		/* threads' CPU time (user + system) */
 	uint32_t cpu_have, cpu_lack;
+	/* CPU time the threads ran before the shim began with them (exec,
+	 * loading), from their CPU clocks; added to time events' values, as
+	 * perf stat counts from exec. before_have: threads that tell it. */
+	uint64_t before_ns;
+	uint32_t before_have;
 	struct tval *ev;		/* [m->nev], the model's events */
 };
 

@@ -329,6 +329,9 @@ static void threads(struct gen *g, uint32_t state)
 		r->open_mask = open_mask(g, t);
 		r->nvalues = 1 + (uint32_t)__builtin_popcount(r->open_mask);
 		r->start_mono_ns = g->start_mono + t * 1000u;
+		/* the main thread ran 2 ms before the shim began (exec, loading) */
+		r->begin_cpu_ns = t ? 1000u * t : 2000000;
+		r->setup_cpu_ns = r->begin_cpu_ns + 300000;
 		snprintf(r->name, sizeof(r->name), t ? "worker-%u" : "app", t & 0xffffu);
 		r->state = RF_T_RUNNING, r->total_status = RF_TOTAL_NONE;
 		if (state != RF_RUNNING || t == 1) /* in a running process, thread 1 ended */
