@@ -1,10 +1,14 @@
 /* perf_event_open for the calling thread (pid 0, any cpu), in the mode
  * each event asks for (events.c), all events in one group so they count
- * together. A group's leader opens disabled and the whole group is enabled
- * once its members are in: a member added to a group already counting
- * counts nothing until the thread is next scheduled in (seen on 6.18: a
- * task-clock group's context-switches missing the first switch), while
- * perf stat's separate events count it. */
+ * together. Once a group with a software event has its members in, its
+ * leader is disabled and enabled again: a software member added to a group
+ * already counting counts nothing until the thread is next scheduled in
+ * (seen on 6.18: a task-clock group's context-switches missing the first
+ * switch), and the enable schedules the whole group at once. Hardware-only
+ * groups are left alone (the guest's exact read() counts came out off after
+ * the toggle). The leader is not opened disabled instead: arm64 does not
+ * count a disabled leader when it checks that a group fits its counters,
+ * so a group one event too big would be taken and then never scheduled. */
 #include "counters.h"
 
 #include <errno.h>
@@ -85,7 +89,6 @@ static int open_one(const struct event_spec *ev, int user_only, int group)
 	attr.config2 = ev->config2;
 	attr.exclude_kernel = ev->exclude_kernel || user_only ? 1 : 0;
 	attr.exclude_hv = 1;
-	attr.disabled = group < 0;	/* enable_groups starts it, members in */
 	attr.read_format = READ_FORMAT;
 #if defined(__aarch64__)
 	/* arm64 lets user space read a counter only when asked (config1
@@ -207,10 +210,22 @@ static int open_any_group(const struct counters *c, const struct event_spec *ev,
 	return fd;
 }
 
-static void enable_groups(const struct counters *c)
+static int has_software(const struct counters *c, const struct event_list *ev, int g)
 {
-	for (int g = 0; g < c->ngroups; g++)
+	for (int i = 0; i < c->n; i++)
+		if (c->group[i] == g && ev->ev[i].type == PERF_TYPE_SOFTWARE)
+			return 1;
+	return 0;
+}
+
+static void restart_groups(const struct counters *c, const struct event_list *ev)
+{
+	for (int g = 0; g < c->ngroups; g++) {
+		if (c->size[g] < 2 || !has_software(c, ev, g))
+			continue;
+		ioctl(c->leader[g], PERF_EVENT_IOC_DISABLE, 0);
 		ioctl(c->leader[g], PERF_EVENT_IOC_ENABLE, 0);
+	}
 }
 
 /* Kernel mode asked for and not allowed (perf_event_paranoid): user
@@ -257,7 +272,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		if (first)
 			status[i].source = c->page[i] ? SOURCE_USER : SOURCE_READ;
 	}
-	enable_groups(c);
+	restart_groups(c, ev);
 	if (c->nopen == 0)
 		c->all_user = 0;
 	c->multiplexed = c->ngroups > 1;

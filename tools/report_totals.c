@@ -142,9 +142,12 @@ void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 			add_file(m, i, out);
 		run_wall(m, out);
 	}
+	/* perf stat counts from exec: so do the totals of time */
 	for (size_t e = 0; e < m->nev; e++)
 		if (event_is_time(m->ev[e]) && out->ev[e].have)
 			out->ev[e].value = sat_add(out->ev[e].value, out->before_ns);
+	if (out->cpu_have)
+		out->cpu_ns = sat_add(out->cpu_ns, out->before_ns);
 }
 
 void ptotal_free(struct ptotal *p)
@@ -353,10 +356,11 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 	if (p->cpu_have && p->has_wall && p->wall_ns)
 		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
 			(double)p->cpu_ns / (double)p->wall_ns);
-	if (p->before_have && has_time_event(m, p))
-		fprintf(out, "task-clock and cpu-clock include %.2f msec the threads ran before the "
-			"shim began with them (exec, loading; from their CPU clocks), as perf stat "
-			"counts from exec\n", (double)p->before_ns / 1e6);
+	if (p->before_have && (has_time_event(m, p) || p->cpu_have))
+		fprintf(out, "%s %.2f msec the threads ran before the shim began with "
+			"them (exec, loading; from their CPU clocks), as perf stat counts from exec\n",
+			has_time_event(m, p) ? "task-clock and CPU include" : "CPU includes",
+			(double)p->before_ns / 1e6);
 	if (mk.mux)
 		fprintf(out, "(xx.xx%%): multiplexed, counted that share of the time; the value "
 			"is scaled to the whole%s\n", m->o->raw ? " (--raw: as measured)" : "");
@@ -496,7 +500,7 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## processes%s\n", rest.nproc ? ", the heaviest by CPU time "
+	fprintf(out, "\n## totals per process%s\n", rest.nproc ? ", the heaviest by CPU time "
 		"(--by-process: all)" : "");
 	tbl_print(&t, out);
 	if (mux)

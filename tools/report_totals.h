@@ -32,8 +32,9 @@ struct ptotal {
 	uint64_t cpu_ns;		/* threads' CPU time (user + system) */
 	uint32_t cpu_have, cpu_lack;
 	/* CPU time the threads ran before the shim began with them (exec,
-	 * loading), from their CPU clocks; added to time events' values, as
-	 * perf stat counts from exec. before_have: threads that tell it. */
+	 * loading), from their CPU clocks; added to time events' values and
+	 * to cpu_ns, as perf stat counts from exec. before_have: threads that
+	 * tell it. */
 	uint64_t before_ns;
 	uint32_t before_have;
 	struct tval *ev;		/* [m->nev], the model's events */
