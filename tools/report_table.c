@@ -398,7 +398,7 @@ static void print_files_folded(FILE *out, const struct model *m)
 	size_t below = 0;
 	char b[200];
 
-	fprintf(out, "# %zu files (processes) in %.*s: %s\n", m->nfiles,
+	fprintf(out, "# %zu reports in %.*s: %s\n", m->nfiles,
 		slash ? (int)(slash - dir) : 1, slash ? dir : ".", totals_states(m, b, sizeof(b)));
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];

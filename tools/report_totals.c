@@ -86,7 +86,8 @@ static void add_file(const struct model *m, size_t f, struct ptotal *p)
 {
 	const struct report *r = m->files[f];
 
-	p->nproc++;
+	p->nreports++;
+	p->nproc = 1;
 	p->nthreads += r->nthreads;
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct rep_thread *t = &r->threads[i];
@@ -130,6 +131,47 @@ static void run_wall(const struct model *m, struct ptotal *p)
 	p->wall_ns = p->has_wall ? hi - lo : 0;
 }
 
+struct id {
+	const char *host;
+	uint64_t id;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : x->id < y->id ? -1 : x->id > y->id;
+}
+
+static size_t distinct(struct id *ids, size_t n)
+{
+	size_t k = n > 0;
+
+	qsort(ids, n, sizeof(*ids), cmp_id);
+	for (size_t i = 1; i < n; i++)
+		k += cmp_id(&ids[i - 1], &ids[i]) != 0;
+	return k;
+}
+
+/* The run's processes and threads: an exec'd report and the one after it
+ * are one process, their main threads one thread. */
+static void count_distinct(const struct model *m, struct ptotal *p)
+{
+	struct id *ids = xcalloc(p->nthreads + m->nfiles + 1, sizeof(*ids));
+	size_t n = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		ids[n++] = (struct id){ m->files[f]->host, m->files[f]->pid };
+	p->nproc = distinct(ids, n);
+	n = 0;
+	for (size_t f = 0; f < m->nfiles; f++)
+		for (size_t i = 0; i < m->files[f]->nthreads; i++)
+			ids[n++] = (struct id){ m->files[f]->host, m->files[f]->threads[i].tid };
+	p->nthreads = distinct(ids, n);
+	free(ids);
+}
+
 void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -141,6 +183,7 @@ void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 		for (size_t i = 0; i < m->nfiles; i++)
 			add_file(m, i, out);
 		run_wall(m, out);
+		count_distinct(m, out);
 	}
 	/* perf stat counts from exec: so do the totals of time */
 	for (size_t e = 0; e < m->nev; e++)
@@ -323,8 +366,11 @@ static void run_heading(FILE *out, const struct model *m, const struct ptotal *p
 		free(e);
 		return;
 	}
-	fprintf(out, "\n## totals: %zu processes (%s), %zu threads\n", p->nproc,
-		totals_states(m, b, sizeof(b)), p->nthreads);
+	fprintf(out, "\n## totals: %zu process%s (", p->nproc, p->nproc == 1 ? "" : "es");
+	if (p->nreports != p->nproc)
+		fprintf(out, "%zu reports: ", p->nreports);
+	fprintf(out, "%s), %zu thread%s\n", totals_states(m, b, sizeof(b)), p->nthreads,
+		p->nthreads == 1 ? "" : "s");
 }
 
 static bool has_time_event(const struct model *m, const struct ptotal *p)
@@ -413,7 +459,7 @@ static void process_cells(struct table *t, const struct model *m, const struct p
 
 	tbl_put(t, "%zu", p->nthreads);
 	/* the folded row's processes ran at various times: no one wall */
-	tbl_put(t, "%s", p->has_wall ? fmt_num(b, p->wall_ns, H_TIME) : p->nproc > 1 ? "" : "n/a");
+	tbl_put(t, "%s", p->has_wall ? fmt_num(b, p->wall_ns, H_TIME) : p->nreports > 1 ? "" : "n/a");
 	tbl_put(t, "%s%s", p->cpu_have ? fmt_num(b, p->cpu_ns, H_TIME) : "n/a",
 		p->cpu_have && p->cpu_lack ? "+" : "");
 	for (size_t e = 0; e < m->nev; e++)
@@ -494,13 +540,13 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", state_word(r));
 		process_cells(&t, m, &pt[f], shown, &mux);
 	}
-	if (rest.nproc) {
+	if (rest.nreports) {
 		tbl_put(&t, "%s", "");
-		tbl_put(&t, "(%zu more processes)", rest.nproc);
+		tbl_put(&t, "(%zu more)", rest.nreports);
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## totals per process%s\n", rest.nproc ? ", the heaviest by CPU time "
+	fprintf(out, "\n## totals per process%s\n", rest.nreports ? ", the heaviest by CPU time "
 		"(--by-process: all)" : "");
 	tbl_print(&t, out);
 	if (mux)
@@ -576,7 +622,7 @@ void totals_json(FILE *out, const struct model *m, size_t f)
 	struct ptotal p;
 
 	ptotal_of(m, f, &p);
-	fprintf(out, "{\"processes\": %zu", p.nproc);
+	fprintf(out, "{\"processes\": %zu, \"reports\": %zu", p.nproc, p.nreports);
 	if (f == SIZE_MAX)
 		json_states(out, m);
 	fprintf(out, ", \"threads\": %zu, \"wall_ns\": ", p.nthreads);
@@ -621,7 +667,7 @@ static void csv_row(FILE *out, const struct model *m, const char *scope, const s
 	} else {
 		fputs(",,,", out);
 	}
-	fprintf(out, ",%zu,%zu", p->nproc, p->nthreads);
+	fprintf(out, ",%zu,%zu,%zu", p->nproc, p->nreports, p->nthreads);
 	csv_u64(out, p->has_wall, p->wall_ns);
 	csv_u64(out, p->cpu_have > 0, p->cpu_ns);
 	csv_u64(out, p->before_have > 0, p->before_ns);
@@ -637,7 +683,8 @@ void render_totals_csv(FILE *out, const struct model *m)
 {
 	struct ptotal p;
 
-	fputs("scope,pid,executable,state,processes,threads,wall_ns,cpu_ns,before_setup_ns", out);
+	fputs("scope,pid,executable,state,processes,reports,threads,wall_ns,cpu_ns,before_setup_ns",
+	      out);
 	for (size_t e = 0; e < m->nev; e++) {
 		const char *n = m->ev[e];
 

@@ -24,9 +24,12 @@ struct tval {
 	bool mux;			/* some value counted only part of its time */
 };
 
-/* A process, or the run (all processes). */
+/* A process, or the run (all processes). A process that exec'd has a
+ * report per program it ran: nreports counts those, nproc and nthreads
+ * the processes and threads (by pid and tid on each host) as perf stat
+ * would. */
 struct ptotal {
-	size_t nproc, nthreads;
+	size_t nreports, nproc, nthreads;
 	uint64_t wall_ns;		/* the run: first start to last end */
 	bool has_wall;
 	uint64_t cpu_ns;		/* threads' CPU time (user + system) */

@@ -155,7 +155,8 @@ else
 	result list_events fail "$(head -5 "$tmp/list")"
 fi
 
-# A wide run: 20 leaves, each forked and exec'd (41 reports). stderr is the
+# A wide run: 20 leaves, each forked and exec'd (21 processes, 41 reports:
+# a forked child's and the program it exec'd). stderr is the
 # table (no heading per process: one line of states) and at most two lines
 # more (the unavailable-events notice, where the reports are); -q leaves the
 # table alone; --table puts it in a file and stderr gets one line.
@@ -165,7 +166,8 @@ launch "$t" -o run "$TREE" fan 20
 "$R" --collapse-unavailable "$t"/run/* >"$t/table" 2>&1
 tl=$(wc -l <"$t/table") el=$(wc -l <"$t/err")
 if [ $rc = 0 ] && [ "$(ls "$t/run" | wc -l)" = 41 ] && [ "$el" -le $((tl + 2)) ] &&
-   grep -q "^# 41 files (processes) in .*: 21 exited, 20 exec'd$" "$t/err" &&
+   grep -q "^# 41 reports in .*: 21 exited, 20 exec'd$" "$t/err" &&
+   grep -q "^## totals: 21 processes (41 reports: 21 exited, 20 exec'd), 21 threads$" "$t/err" &&
    ! grep -q '^# .*\.pmc: ' "$t/err" && [ "$(calls leaf "$t/err")" = 40 ] &&
    grep -q "^pmcshim: 41 reports in $t/run$" "$t/err"; then
 	result fan20_table_plus_two_lines ok
@@ -208,8 +210,8 @@ json_event() {
 }
 
 "$R" --format json-table "$tmp/fan"/run/* >"$tmp/fan.json"
-if grep -q "^  \"totals\": {\"processes\": 41, \"states\": {\"exited\": 21, \"exec'd\": 20}, \"threads\": 41, " "$tmp/fan.json" &&
-   [ "$(grep -c '^     "totals": {"processes": 1, "threads": 1, ' "$tmp/fan.json")" = 41 ]; then
+if grep -q "^  \"totals\": {\"processes\": 21, \"reports\": 41, \"states\": {\"exited\": 21, \"exec'd\": 20}, \"threads\": 21, " "$tmp/fan.json" &&
+   [ "$(grep -c '^     "totals": {"processes": 1, "reports": 1, "threads": 1, ' "$tmp/fan.json")" = 41 ]; then
 	result fan20_json_totals ok
 else
 	result fan20_json_totals fail "$(grep '"totals"' "$tmp/fan.json" | head -3)"
@@ -232,7 +234,7 @@ else
 		"$(cat "$t/err")"
 fi
 "$R" --format json-table "$t"/run/* >"$t/json"
-if grep -q '^  "totals": {"processes": 1, "states": {"exited": 1}, "threads": 1, ' "$t/json" &&
+if grep -q '^  "totals": {"processes": 1, "reports": 1, "states": {"exited": 1}, "threads": 1, ' "$t/json" &&
    [ "$(json_event task-clock "$t/json")" -gt 0 ] 2>/dev/null &&
    [ "$(json_event context-switches "$t/json")" -gt 0 ] 2>/dev/null &&
    [ "$(json_total cpu_ns "$t/json")" -gt 0 ] 2>/dev/null; then
