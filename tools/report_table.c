@@ -317,9 +317,19 @@ static void print_dropped(FILE *out, const struct report *r)
 		fputc('\n', out);
 }
 
+/* Some thread of r has a region row: a marker ran in it. */
+static bool file_has_rows(const struct report *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].nrows)
+			return true;
+	return false;
+}
+
 static void print_file_notes(FILE *out, const struct report *r)
 {
-	if (note_calibration(out, r))
+	/* calibration is about regions: nothing to say without them */
+	if (file_has_rows(r) && note_calibration(out, r))
 		note_below(out, r->nbelow);
 	if (r->ticks_per_ns <= 0)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
@@ -403,7 +413,7 @@ static void print_files_folded(FILE *out, const struct model *m)
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];
 
-		calib |= r->calibrated && !r->raw;
+		calib |= r->calibrated && !r->raw && file_has_rows(r);
 		below += r->calibrated && !r->raw ? r->nbelow : 0;
 		if (unusual(r))
 			print_file(out, r, false);
@@ -837,7 +847,8 @@ void render_table(FILE *out, struct model *m)
 			print_file(out, m->files[f], true);
 	if (once)
 		print_events(out, m->files[0], "# events of every file:");
-	print_legend(out, m);
+	if (any_rows(m))	/* the legend is the regions' */
+		print_legend(out, m);
 	render_totals(out, m, collapse);
 	for (size_t f = 0; m->o->threads && f < m->nfiles; f++)
 		print_threads(out, m, f);
