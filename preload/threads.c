@@ -193,6 +193,9 @@ static void store_counts(struct thread_state *t)
 		return;
 	if (!__atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED) &&
 	    counters_read_totals(&t->ctr, r->totals, r->enabled, r->running) == 0) {
+		for (int e = 0; e < t->ctr.n; e++) /* the shim's calibration out */
+			r->totals[e] -= r->totals[e] > t->shim_counts[e] ? t->shim_counts[e] :
+					r->totals[e];
 		r->total_status = RF_TOTAL_OK;
 		return;
 	}
@@ -208,7 +211,8 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	uint64_t cpu = self ? clock_thread_cpu_ns() : thread_cpu_of(t->tid);
 
 	r->end_mono_ns = clock_mono_ns();
-	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu ? UINT64_MAX : cpu - t->start_cpu;
+	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu + t->shim_cpu ? UINT64_MAX :
+		    cpu - t->start_cpu - t->shim_cpu;
 	store_counts(t);
 	if (self)
 		prctl(PR_GET_NAME, r->name, 0, 0, 0);
@@ -302,12 +306,25 @@ void threads_init(const struct config *cfg, struct event_status *st)
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
+/* The calibration's cost, counted by the thread's counters, is the
+ * shim's, not the program's: measured here, taken out of the totals. */
 void threads_calibrate(void)
 {
 	struct thread_state *t = threads_tls;
+	uint64_t before[EVENTS_MAX] = { 0 }, after[EVENTS_MAX] = { 0 };
+	uint64_t en[EVENTS_MAX], run[EVENTS_MAX], cpu;
+	int counted;
 
-	if (t && calibrate_run(t->rec->index, &calib) == 0)
+	if (!t)
+		return;
+	cpu = clock_thread_cpu_ns();
+	counted = counters_read_totals(&t->ctr, before, en, run) == 0;
+	if (calibrate_run(t->rec->index, &calib) == 0)
 		store_calibration(t->rec);
+	if (counted && counters_read_totals(&t->ctr, after, en, run) == 0)
+		for (int e = 0; e < t->ctr.n; e++)
+			t->shim_counts[e] = after[e] > before[e] ? after[e] - before[e] : 0;
+	t->shim_cpu = clock_thread_cpu_ns() - cpu;
 }
 
 struct thread_state *threads_setup_lazy(void)
@@ -389,6 +406,8 @@ int threads_after_fork_child(void)
 		counters_disable(&t->ctr, before);
 	t->tid = gettid();
 	t->start_cpu = clock_thread_cpu_ns();
+	t->shim_cpu = 0;		/* the parent's calibration: not in these counters */
+	memset(t->shim_counts, 0, sizeof(t->shim_counts));
 	reset_own_record(t);
 	regions_after_fork(&t->rs, &t->ctr);
 	t->next = NULL;

@@ -19,6 +19,9 @@ struct thread_state {
 	struct arena own;		/* the memory of this struct */
 	pid_t tid;
 	uint64_t start_cpu;
+	/* The shim's own work the thread's totals counted (the calibration
+	 * at setup), taken out of them at the end: CPU ns and each event. */
+	uint64_t shim_cpu, shim_counts[EVENTS_MAX];
 	struct rf_thread *rec;		/* in the report file */
 	struct counters ctr;
 	struct region_state rs;
