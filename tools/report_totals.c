@@ -15,6 +15,37 @@
  * one row for the rest; --by-process shows them all. */
 #define PROCESS_ROWS 10
 
+/* One event summed over threads. Each thread with the event open adds its
+ * value (the scaled estimate where multiplexed, unless raw) and its
+ * enabled and running times; have counts the threads with a value, lack
+ * those without one (no totals yet, lost, never on a counter), absent
+ * those where the event is not open at all (unavailable). */
+struct tval {
+	uint64_t value, enabled, running;
+	uint32_t have, lack, absent;
+	uint32_t not_counted;		/* of lack: open, never on a counter */
+	bool mux;			/* some value counted only part of its time */
+};
+
+/* A process, or the run (all processes). A process that exec'd has a
+ * report per program it ran: nreports counts those, nproc and nthreads
+ * the processes and threads (by pid and tid on each host) as perf stat
+ * would. */
+struct ptotal {
+	size_t nreports, nproc, nthreads;
+	uint64_t wall_ns;		/* the run: first start to last end */
+	bool has_wall;
+	uint64_t cpu_ns;		/* threads' CPU time (user + system) */
+	uint32_t cpu_have, cpu_lack;
+	/* CPU time the threads ran before the shim began with them (exec,
+	 * loading), from their CPU clocks; added to time events' values and
+	 * to cpu_ns, as perf stat counts from exec. before_have: threads that
+	 * tell it. */
+	uint64_t before_ns;
+	uint32_t before_have;
+	struct tval *ev;		/* [m->nev], the model's events */
+};
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	uint64_t c;
@@ -172,7 +203,8 @@ static void count_distinct(const struct model *m, struct ptotal *p)
 	free(ids);
 }
 
-void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
+/* Process f's totals, or the run's (f = SIZE_MAX); ptotal_free frees them. */
+static void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ev = xcalloc(m->nev + 1, sizeof(*out->ev));
@@ -193,19 +225,14 @@ void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 		out->cpu_ns = sat_add(out->cpu_ns, out->before_ns);
 }
 
-void ptotal_free(struct ptotal *p)
+static void ptotal_free(struct ptotal *p)
 {
 	free(p->ev);
 	p->ev = NULL;
 }
 
-bool tval_value(const struct tval *v, uint64_t *out)
-{
-	*out = v->value;
-	return v->have > 0;
-}
-
-bool tval_coverage(const struct tval *v, double *out)
+/* running / enabled summed (1: always counting); false without times. */
+static bool tval_coverage(const struct tval *v, double *out)
 {
 	if (!v->enabled)
 		return false;
@@ -213,7 +240,10 @@ bool tval_coverage(const struct tval *v, double *out)
 	return true;
 }
 
-const char *tval_missing(const struct tval *v)
+/* Why there is no value: "not supported" (no thread could open it), "not
+ * counted" (open, never on a counter), else "n/a" (no totals: a thread
+ * still running or ended without a word). */
+static const char *tval_missing(const struct tval *v)
 {
 	if (!v->have && !v->lack)
 		return "not supported";
