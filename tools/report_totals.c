@@ -695,7 +695,7 @@ static void csv_row(FILE *out, const struct model *m, const char *scope, const s
 		putc(',', out);
 		csv_field(out, state_word(r));
 	} else {
-		fputs(",,,", out);
+		fputs(",,", out);	/* no pid, executable, state */
 	}
 	fprintf(out, ",%zu,%zu,%zu", p->nproc, p->nreports, p->nthreads);
 	csv_u64(out, p->has_wall, p->wall_ns);
