@@ -31,36 +31,57 @@ SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -
                -ftls-model=initial-exec -pthread
 # libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
 # -z now: no lazy symbol binding inside a measured region's first call.
-SHIM_LIBS := -ldl -pthread -Wl,-z,now
+# -z nodelete: once loaded, never unmapped; a host that dlopens and
+# dlcloses the shim still has threads whose exit runs the shim's pthread
+# key destructor, and a process end that runs its destructor.
+SHIM_LIBS := -ldl -pthread -Wl,-z,now -Wl,-z,nodelete
 
 APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 
-.PHONY: all test demo bench deps clean check-deps
+.PHONY: all test demo bench deps clean check-deps print-test-deps
 all: $(B)/.deps-ok $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 
 # --- dependencies ---------------------------------------------------------
 # Checked by package (tools/deps.sh) once, then remembered in a stamp until
 # this Makefile changes. `make demo` and `make test` run as root install
 # what is missing, saying what; otherwise the build stops with the one
-# apt-get line to run. `make check-deps` checks again; `make deps` installs.
-DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev libpfm4-dev
-RUN_DEB_DEPS := libunwind8 libpfm4 gcc g++ make
-TEST_DEB_DEPS := pkg-config man-db qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
+# apt-get line to run. `make check-deps` checks again; `make deps` installs
+# everything, the tests' packages too.
+# The build (make, make demo, make install): a C compiler and elfutils for
+# the reader's symbols; libunwind (loaded at run time, the stacks) comes
+# with its -dev package. libpfm4-dev is optional: without its headers the
+# shim is built without native event names (preload/nopfm/pfm.c).
+BUILD_DEB_DEPS := gcc make libc6-dev libunwind-dev libdw-dev libelf-dev uthash-dev
+# make test alone: C++, the JSON reader of the C suites, the fuzzer (clang),
+# native names, the man and pkg-config checks, the arm64 guest (QEMU, the
+# cross compiler and libc, the arm64 architecture), Python and Fortran
+# markers, MPI and OpenMP runtimes, Chromium and perf for the suites that
+# run them. Suites' makefiles may add theirs (TEST_DEB_DEPS +=).
+TEST_DEB_DEPS += g++ libjansson-dev clang libclang-rt-14-dev libpfm4-dev libpfm4 pkg-config man-db \
+	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio python3 gfortran \
+	libopenmpi-dev openmpi-bin libmpich-dev mpich libomp-dev chromium linux-perf
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
 $(B)/.deps-ok: Makefile tools/deps.sh
 	@mkdir -p $(@D)
-	@sh tools/deps.sh $(DEPS_INSTALL) $(DEB_DEPS) $(RUN_DEB_DEPS) && touch $@
+	@sh tools/deps.sh $(DEPS_INSTALL) $(BUILD_DEB_DEPS) && touch $@
 
-$(B)/.test-deps-ok: Makefile tools/deps.sh
+# After the build's check, never beside it: two apt-get runs at once fail
+# on each other's lock (make -j test on a fresh machine).
+$(B)/.test-deps-ok: Makefile tools/deps.sh | $(B)/.deps-ok
 	@mkdir -p $(@D)
 	@sh tools/deps.sh $(DEPS_INSTALL) --arm64 $(TEST_DEB_DEPS) && touch $@
 
 check-deps:
-	@sh tools/deps.sh $(DEB_DEPS) $(RUN_DEB_DEPS) && echo "deps: all installed"
+	@sh tools/deps.sh $(BUILD_DEB_DEPS) && echo "deps: all installed"
 
 deps:
-	@sh tools/deps.sh --install --arm64 $(DEB_DEPS) $(RUN_DEB_DEPS) $(TEST_DEB_DEPS)
+	@sh tools/deps.sh --install --arm64 $(BUILD_DEB_DEPS) $(TEST_DEB_DEPS)
+
+# What only the tests need, one a line (tests/install tells the build's
+# check these are missing).
+print-test-deps:
+	@printf '%s\n' $(TEST_DEB_DEPS)
 
 # --- shim -----------------------------------------------------------------
 $(B)/shim/%.o: preload/%.c $(SHIM_HDR) | $(B)/shim
@@ -71,6 +92,15 @@ $(B)/libpmcshim.so: $(SHIM_SRC:preload/%.c=$(B)/shim/%.o) Makefile
 
 $(B)/shim:
 	mkdir -p $@
+
+# Native names need libpfm4's headers, the build's one optional package;
+# without them the stand-in says so when a native name is asked for.
+# Decided when the object is made (after the dependency check).
+$(B)/shim/pfm.o: preload/pfm.c preload/nopfm/pfm.c $(SHIM_HDR) | $(B)/shim
+	@src=preload/pfm.c; printf '\043include <perfmon/pfmlib_perf_event.h>\n' | \
+	  $(CC) -E -x c - >/dev/null 2>&1 || src=preload/nopfm/pfm.c; \
+	  echo "$(CC) $(SHIM_CFLAGS) -Ipreload -c $$src -o $@"; \
+	  $(CC) $(SHIM_CFLAGS) -Ipreload -c $$src -o $@
 
 # --- tools and example ----------------------------------------------------
 # The reader's rules: tools/tools.mk.
@@ -92,18 +122,26 @@ include tools/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
+include tests/python/python.mk
+include tests/fortran/fortran.mk
+include tests/docs/docs.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 
 # Every object waits for the dependency check (order only: a parallel build
 # must not compile before missing packages are installed); the .d files
 # add each object's headers.
-$(SHIM_SRC:preload/%.c=$(B)/shim/%.o) $(READER_OBJ) $(LAUNCH_OBJ): | $(B)/.deps-ok
+# `make test` installs the tests' packages first (libpfm4-dev among them).
+$(SHIM_SRC:preload/%.c=$(B)/shim/%.o) $(READER_OBJ) $(LAUNCH_OBJ): | $(B)/.deps-ok \
+	$(if $(filter test,$(MAKECMDGOALS)),$(B)/.test-deps-ok)
 -include $(wildcard $(B)/shim/*.d $(B)/tools/*.d $(B)/launcher/*.d)
 
 # Defined after every include: each adds to TEST_BINS (what `make test`
 # builds) and to EXTRA_SUITES ("label=command+arg", run by tests/run.sh).
-$(TEST_BINS): | $(B)/.test-deps-ok
+# (the build's own outputs, which some suites list, excepted: make install
+# must not wait for the tests' packages)
+$(filter-out $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/demo,$(TEST_BINS)): \
+	| $(B)/.test-deps-ok
 test: all $(TEST_BINS)
 	@CC="$(CC)" B="$(B)" UNIT_TESTS="$(UNIT_TESTS)" EXTRA_SUITES="$(EXTRA_SUITES)" \
 	  sh tests/run.sh

@@ -1,84 +1,316 @@
-/* PMCSHIM_EVENTS, PMCSHIM_STACK_DEPTH, PMCSHIM_MAX_NAMES, PMCSHIM_OUTPUT,
- * PMCSHIM_QUIET, PMCSHIM_SERIALIZE. */
+/* The PMCSHIM_* variables: one table, each row naming a variable, how
+ * its value is checked and its default, so a new variable is one row. A
+ * bad value gets one line naming the variable, the value and what is
+ * used instead; the application runs on as it would. */
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
+#include "stacks.h"
+#include "suggest.h"
 
-static int parse_flag(const char *name)
+extern char **environ;
+
+enum kind {
+	FLAG,		/* 0 or 1 */
+	NUMBER,		/* a whole number in min..max */
+	CHOICE,		/* one of the words in choices */
+	TEXT,		/* checked by load */
+};
+
+struct choice {
+	const char *word;
+	int value;
+};
+
+struct var {
+	const char *name;
+	enum kind kind;
+	size_t field;		/* FLAG, NUMBER, CHOICE: an int in struct config */
+	long min, max;		/* NUMBER */
+	long def;		/* FLAG, NUMBER, CHOICE: the value when unset or bad */
+	const struct choice *choices;	/* CHOICE: ends with a NULL word */
+	/* TEXT: fill c from v (NULL when unset); 0, or -1 after one line */
+	int (*load)(struct config *c, const char *v);
+};
+
+/* "none": no counters, wall time, calls and stacks only; a list that
+ * names no event (empty, a script's unset variable) is a mistake, not a
+ * request for none. */
+static int load_events(struct config *c, const char *v)
 {
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0;
-}
-
-static void load_events(struct config *c)
-{
-	const char *v = getenv("PMCSHIM_EVENTS");
 	char err[512];
+	int skipped;
 
-	if (!v)
-		v = CONFIG_DEFAULT_EVENTS;
-	if (events_parse_list(v, &c->events, err, sizeof(err)) > 0)
+	if (v && !strcmp(v, "none")) {
+		c->events.n = 0;
+		return 0;
+	}
+	skipped = events_parse_list(v ? v : CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
+	if (v && !skipped && !c->events.n) {
+		log_error("PMCSHIM_EVENTS='%s' names no event; using %s (none: no counters)",
+			  v, CONFIG_DEFAULT_EVENTS);
+		events_parse_list(CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
+		return -1;
+	}
+	if (skipped) {
 		log_error("PMCSHIM_EVENTS: skipped %s; measuring %d event%s%s",
 			  err, c->events.n, c->events.n == 1 ? "" : "s",
 			  c->events.n ? "" : " (wall time, calls and stacks only)");
-}
-
-/* A whole number in min..max from variable name; unset or empty gives
- * def, anything else one message and def. */
-static long load_number(const char *name, long min, long max, long def)
-{
-	const char *v = getenv(name);
-	char *end;
-	long d;
-
-	if (!v || !*v)
-		return def;
-	errno = 0;
-	d = strtol(v, &end, 10);
-	if (errno || *end || end == v || d < min || d > max) {
-		log_error("%s='%s': want %ld..%ld; using %ld", name, v, min, max, def);
-		return def;
+		return -1;
 	}
-	return d;
+	return 0;
 }
 
-static void load_output(struct config *c)
+/* A whole number from the first of names that is set; -1 when none is,
+ * or it is not a number. */
+static long first_number(const char *const *names)
 {
-	const char *v = getenv("PMCSHIM_OUTPUT");
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		return errno || *end || n < 0 || n > INT_MAX ? -1 : n;
+	}
+	return -1;
+}
+
+int config_mpi_rank(long *rank, long *size)
+{
+	static const char *const ranks[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					     "SLURM_PROCID", NULL };
+	static const char *const sizes[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+					     "SLURM_NTASKS", NULL };
+
+	*rank = first_number(ranks);
+	*size = first_number(sizes);
+	return *rank >= 0 ? 0 : -1;
+}
+
+/* Padded to the job size's digits, so that the files sort by rank. */
+static void load_rank(char *out, size_t len)
+{
+	long rank, size;
+	char digits[16];
+	int n;
+
+	if (config_mpi_rank(&rank, &size) != 0)
+		return;
+	n = snprintf(digits, sizeof(digits), "%ld", size > 0 ? size - 1 : 0);
+	snprintf(out, len, "%0*d", n > 0 && n < 11 ? n : 1, (int)rank);
+}
+
+const char *config_default_output(const struct config *c)
+{
+	return c->rank[0] ? CONFIG_DEFAULT_OUTPUT_RANK : CONFIG_DEFAULT_OUTPUT;
+}
+
+/* After PMCSHIM_MPI's row: the default name has the rank in an MPI job. */
+static int load_output(struct config *c, const char *v)
+{
+	int bad = 0;
+
+	if (c->mpi)
+		load_rank(c->rank, sizeof(c->rank));
 
 	if (v && strlen(v) >= sizeof(c->output)) {
 		log_error("PMCSHIM_OUTPUT is longer than %zu bytes; using %s",
-			  sizeof(c->output) - 1, CONFIG_DEFAULT_OUTPUT);
-		v = NULL;
+			  sizeof(c->output) - 1, config_default_output(c));
+		v = NULL, bad = -1;
 	}
 	if (v && !*v) {
-		log_error("PMCSHIM_OUTPUT is empty; using %s", CONFIG_DEFAULT_OUTPUT);
-		v = NULL;
+		log_error("PMCSHIM_OUTPUT is empty; using %s", config_default_output(c));
+		v = NULL, bad = -1;
 	}
-	snprintf(c->output, sizeof(c->output), "%s", v ? v : CONFIG_DEFAULT_OUTPUT);
+	snprintf(c->output, sizeof(c->output), "%s", v ? v : config_default_output(c));
+	return bad;
+}
+
+static const struct choice stack_methods[] = {
+	{ "auto", STACKS_AUTO }, { "fp", STACKS_FP }, { "unwind", STACKS_UNWIND }, { NULL, 0 } };
+
+#define FIELD(f) offsetof(struct config, f)
+static const struct var vars[] = {
+	{ "PMCSHIM_QUIET", FLAG, FIELD(quiet), .def = 0 },
+	{ "PMCSHIM_EVENTS", TEXT, .load = load_events },
+	{ "PMCSHIM_STACK_DEPTH", NUMBER, FIELD(stack_depth), .min = 0,
+	  .max = CONFIG_MAX_DEPTH, .def = CONFIG_DEFAULT_DEPTH },
+	{ "PMCSHIM_STACK_METHOD", CHOICE, FIELD(stack_method), .def = STACKS_AUTO,
+	  .choices = stack_methods },
+	{ "PMCSHIM_MAX_NAMES", NUMBER, FIELD(max_names), .min = 1,
+	  .max = CONFIG_MAX_MAX_NAMES, .def = CONFIG_DEFAULT_MAX_NAMES },
+	{ "PMCSHIM_MPI", FLAG, FIELD(mpi), .def = 1 },	/* before PMCSHIM_OUTPUT */
+	{ "PMCSHIM_OUTPUT", TEXT, .load = load_output },
+	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
+};
+#define NVARS (sizeof(vars) / sizeof(vars[0]))
+
+/* The word of choice value def. */
+static const char *word_of(const struct choice *ch, long def)
+{
+	while (ch->word && ch->value != def)
+		ch++;
+	return ch->word ? ch->word : "?";
+}
+
+/* "auto, fp or unwind" */
+static void list_words(const struct choice *ch, char *out, size_t len)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	for (int i = 0; ch[i].word && pos < len; i++)
+		pos += (size_t)snprintf(out + pos, len - pos, "%s%s", !i ? "" :
+					ch[i + 1].word ? ", " : " or ", ch[i].word);
+}
+
+/* v as a whole number in min..max into *d; 0, or -1 */
+static int parse_number(const char *v, long min, long max, long *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtol(v, &end, 10);
+	return errno || *end || end == v || *d < min || *d > max ? -1 : 0;
+}
+
+/* v (set, not empty) for a FLAG, NUMBER or CHOICE row; 0, or -1 after
+ * one line */
+static int parse_value(const struct var *r, const char *v, long *out)
+{
+	char want[128];
+	long d;
+
+	switch (r->kind) {
+	case FLAG:
+		if (!strcmp(v, "0") || !strcmp(v, "1")) {
+			*out = *v - '0';
+			return 0;
+		}
+		snprintf(want, sizeof(want), "0 or 1");
+		break;
+	case NUMBER:
+		if (parse_number(v, r->min, r->max, &d) == 0) {
+			*out = d;
+			return 0;
+		}
+		snprintf(want, sizeof(want), "%ld..%ld", r->min, r->max);
+		break;
+	default:
+		for (const struct choice *ch = r->choices; ch->word; ch++) {
+			if (!strcmp(v, ch->word)) {
+				*out = ch->value;
+				return 0;
+			}
+		}
+		list_words(r->choices, want, sizeof(want));
+		break;
+	}
+	if (r->kind == CHOICE)
+		log_error("%s='%s': want %s; using %s", r->name, v, want,
+			  word_of(r->choices, r->def));
+	else
+		log_error("%s='%s': want %s; using %ld", r->name, v, want, r->def);
+	return -1;
+}
+
+/* Row r from the environment into c; 0, or -1 when its value was bad. */
+static int load_var(const struct var *r, struct config *c)
+{
+	const char *v = getenv(r->name);
+	long value = r->def;
+	int rc = 0;
+
+	if (r->kind == TEXT)
+		return r->load(c, v);
+	if (v && *v)	/* unset or empty: the default */
+		rc = parse_value(r, v, &value);
+	*(int *)((char *)c + r->field) = rc ? (int)r->def : (int)value;
+	return rc;
+}
+
+/* A PMCSHIM_ name in entry ("NAME=value") that no row holds but one is
+ * close to: a typo, which would otherwise change nothing without a word.
+ * Names far from every row (another tool's, the tests') are left alone.
+ * 1 after one line (name filled), else 0. */
+static int typo(const char *entry, char *name, size_t len)
+{
+	size_t n = strcspn(entry, "=");
+	struct suggest s;
+
+	if (n <= 8 || n >= len || strncasecmp(entry, "PMCSHIM_", 8))
+		return 0;
+	memcpy(name, entry, n);
+	name[n] = '\0';
+	for (size_t i = 0; i < NVARS; i++)
+		if (!strcmp(vars[i].name, name))
+			return 0;
+	suggest_begin(&s, name + 8);
+	for (size_t i = 0; i < NVARS; i++)
+		suggest_offer(&s, vars[i].name + 8);
+	if (!s.n)
+		return 0;
+	log_error("%s: not a variable pmcshim reads; ignored (PMCSHIM_%s?)", name, s.name[0]);
+	return 1;
 }
 
 void config_load(struct config *c)
 {
 	int saved = errno;
+	char name[SUGGEST_NAME];
 
 	memset(c, 0, sizeof(*c));
-	c->quiet = parse_flag("PMCSHIM_QUIET");
-	c->serialize = parse_flag("PMCSHIM_SERIALIZE");
+	for (size_t i = 0; i < NVARS; i++)
+		load_var(&vars[i], c);
+	for (char **e = environ; e && *e; e++)
+		typo(*e, name, sizeof(name));
 	log_set_quiet(c->quiet);
-	load_events(c);
-	c->stack_depth = (int)load_number("PMCSHIM_STACK_DEPTH", 0, CONFIG_MAX_DEPTH,
-					  CONFIG_DEFAULT_DEPTH);
-	c->max_names = (unsigned)load_number("PMCSHIM_MAX_NAMES", 1, CONFIG_MAX_MAX_NAMES,
-					     CONFIG_DEFAULT_MAX_NAMES);
-	load_output(c);
 	errno = saved;
+}
+
+static int listed(const char *name, const char *const *skip)
+{
+	for (; skip && *skip; skip++)
+		if (!strcmp(name, *skip))
+			return 1;
+	return 0;
+}
+
+int config_check_env(const char *const *skip)
+{
+	static struct config scratch;	/* PATH_MAX and the events: not on the stack */
+	int bad = 0;
+
+	char name[SUGGEST_NAME];
+
+	for (size_t i = 0; i < NVARS; i++) {
+		if (listed(vars[i].name, skip) || load_var(&vars[i], &scratch) == 0)
+			continue;
+		unsetenv(vars[i].name);
+		bad++;
+	}
+	/* from the start again after each removal: it moves environ's entries */
+	for (char **e = environ; e && *e;) {
+		if (typo(*e, name, sizeof(name))) {
+			unsetenv(name);
+			bad++;
+			e = environ;
+		} else {
+			e++;
+		}
+	}
+	return bad;
 }
 
 static int append(char *out, size_t outlen, size_t *pos, const char *s)
@@ -93,7 +325,7 @@ static int append(char *out, size_t outlen, size_t *pos, const char *s)
 }
 
 int config_expand_output(const char *pattern, int pid, const char *host,
-			 const char *exe, char *out, size_t outlen)
+			 const char *exe, const char *rank, char *out, size_t outlen)
 {
 	char pidbuf[24], one[2] = { 0, 0 };
 	size_t pos = 0;
@@ -111,6 +343,7 @@ int config_expand_output(const char *pattern, int pid, const char *host,
 			case 'p': piece = pidbuf; p++; break;
 			case 'h': piece = host; p++; break;
 			case 'e': piece = exe; p++; break;
+			case 'r': piece = rank; p++; break;
 			case '%': p++; break;
 			default: break;	/* unknown: kept as written */
 			}

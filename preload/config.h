@@ -9,6 +9,9 @@
 
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
+/* The default for a rank of an MPI job (the rank known from the
+ * launcher's environment at start): the ranks' files sort by rank. */
+#define CONFIG_DEFAULT_OUTPUT_RANK "pmcshim-%e-r%r-%p.pmc"
 #define CONFIG_DEFAULT_DEPTH 8
 #define CONFIG_MAX_DEPTH 64
 /* Distinct region names per process: a program that makes names without
@@ -16,22 +19,42 @@
 #define CONFIG_DEFAULT_MAX_NAMES (1u << 20)
 #define CONFIG_MAX_MAX_NAMES (1u << 28)
 
+/* Every PMCSHIM_* variable the shim reads is a row of the table in
+ * config.c (its name, how it is checked, its default, its field here). */
 struct config {
-	struct event_list events;
-	int stack_depth;	/* frames above the call site */
-	unsigned max_names;	/* PMCSHIM_MAX_NAMES: distinct region names */
-	int quiet;
+	struct event_list events;	/* PMCSHIM_EVENTS */
+	int stack_depth;	/* PMCSHIM_STACK_DEPTH: frames above the call site */
+	int stack_method;	/* PMCSHIM_STACK_METHOD: STACKS_AUTO, _FP or _UNWIND */
+	int max_names;		/* PMCSHIM_MAX_NAMES: distinct region names */
+	int quiet;		/* PMCSHIM_QUIET */
 	int serialize;		/* PMCSHIM_SERIALIZE: barriers around counter reads */
-	char output[PATH_MAX];	/* pattern, %p %h %e not yet expanded */
+	int mpi;		/* PMCSHIM_MPI: MPI calls become regions (mpi.c) */
+	char rank[16];		/* the MPI job rank from the launcher's environment,
+				 * zero-padded to the job size's digits; "" when none */
+	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
 };
 
-/* Fill c from PMCSHIM_* variables; bad values get one message each and
- * the default. */
+/* Fill c from PMCSHIM_* variables; a bad value gets one line naming the
+ * variable and what is used instead (the default). */
 void config_load(struct config *c);
 
-/* Expand %p (pid), %h (host), %e (executable name), %% in pattern.
- * Returns 0, or -1 when the result does not fit. */
+/* For the launcher, once for the whole run: check the variables its
+ * processes will read, all but those named in skip (NULL-terminated: the
+ * ones it sets itself), each bad one said in one line and removed from
+ * the environment, so each process takes the default without saying so
+ * again. Returns the number of bad ones. */
+int config_check_env(const char *const *skip);
+
+/* Expand %p (pid), %h (host), %e (executable name), %r (rank: the MPI
+ * job rank, "" outside a job), %% in pattern. Returns 0, or -1 when the
+ * result does not fit. */
 int config_expand_output(const char *pattern, int pid, const char *host,
-			 const char *exe, char *out, size_t outlen);
+			 const char *exe, const char *rank, char *out, size_t outlen);
+/* The rank and size of an MPI job's process as its launcher tells it
+ * before MPI_Init: Open MPI, PMIx, MPICH's Hydra (PMI), Slurm's srun.
+ * 0, or -1 outside a job; *size -1 when not told. */
+int config_mpi_rank(long *rank, long *size);
+/* The default output pattern: with the rank in it in an MPI job. */
+const char *config_default_output(const struct config *c);
 
 #endif

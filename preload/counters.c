@@ -33,6 +33,30 @@ static int permanent_error(int err)
 }
 
 static int read_int_file(const char *path);
+static int open_one(const struct event_spec *ev, int user_only, int group);
+
+/* Whether the kernel shows a PMU at all: one of the events every PMU
+ * counts opens (and is closed at once). Tells "no PMU" (a VM) from "the
+ * PMU has no such event" (an emulated PMU with a few events). */
+static int have_pmu(void)
+{
+	static const uint64_t any[] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
+	static int known = -1;	/* a PMU does not come or go: asked once */
+	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
+
+	for (size_t i = 0; known < 0 && i < sizeof(any) / sizeof(any[0]); i++) {
+		int fd;
+
+		ev.config = any[i];
+		if ((fd = open_one(&ev, 1, -1)) >= 0) {
+			close(fd);
+			known = 1;
+		}
+	}
+	if (known < 0)
+		known = 0;
+	return known;
+}
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
 {
@@ -43,8 +67,14 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		hint = ev->type == PERF_TYPE_RAW ? "this CPU has no such raw event"
-			: "no hardware PMU visible to this kernel (VM or container?)";
+		if (ev->type == PERF_TYPE_RAW)
+			hint = "this CPU has no such raw event";
+		else if (ev->type == PERF_TYPE_SOFTWARE)
+			hint = "this kernel has no such software event";
+		else if (have_pmu())
+			hint = "this CPU's PMU does not count it";
+		else
+			hint = "no hardware PMU visible to this kernel (VM or container?)";
 		break;
 	case EACCES:
 	case EPERM:
@@ -170,6 +200,7 @@ static void add_to_group(struct counters *c, int i, int fd, int new_group)
 	if (new_group) {
 		g = c->ngroups++;
 		c->leader[g] = fd;
+		c->leader_event[g] = i;
 		c->size[g] = 0;
 	} else {
 		g = c->ngroups - 1;
@@ -263,6 +294,12 @@ void counters_open(struct counters *c, const struct event_list *ev,
 			continue;
 		}
 		fd = fds_move_high(fd);
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &c->id[i]) != 0) {	/* (Linux >= 3.12) */
+			if (first)
+				explain(&status[i], &ev->ev[i], errno);
+			syscall(SYS_close, fd);
+			continue;
+		}
 		fds_own(fd);
 		add_to_group(c, i, fd, new_group);
 		if (user_readable(&ev->ev[i]))
@@ -283,6 +320,28 @@ void counters_open(struct counters *c, const struct event_list *ev,
 	errno = saved;
 }
 
+/* Whether event i's descriptor still holds the event opened there. The
+ * interposed close, dup2, close_range say when the application takes a
+ * number; a raw syscall does not, and whatever it put there (a pipe, a
+ * socket, another perf event) must be neither read nor closed: the
+ * number must answer the id the kernel gave the event ('$' ioctls are
+ * perf's alone; the id is unique for the kernel's lifetime). An event
+ * that has its page mapped lives on without the descriptor: its
+ * user-space reads need neither. (Another thread of the application can
+ * still replace the descriptor between this check and the read or close
+ * that follows: a window of one syscall.) */
+static int still_ours(const struct counters *c, int i)
+{
+	int saved = errno;
+	uint64_t id;
+	int ours;
+
+	ours = !fds_lost(c->fd[i]) && ioctl(c->fd[i], PERF_EVENT_IOC_ID, &id) == 0 &&
+	       id == c->id[i];
+	errno = saved;
+	return ours;
+}
+
 void counters_close(struct counters *c)
 {
 	long size = sysconf(_SC_PAGESIZE);
@@ -290,13 +349,15 @@ void counters_close(struct counters *c)
 	for (int i = 0; i < c->n; i++) {
 		if (c->page[i])
 			munmap(c->page[i], (size_t)size);
-		if (c->fd[i] >= 0)
+		if (c->fd[i] >= 0 && still_ours(c, i))
 			fds_close(c->fd[i]);
+		else if (c->fd[i] >= 0)
+			fds_disown(c->fd[i]);
 		c->page[i] = NULL;
 		c->fd[i] = -1;
 		c->group[i] = -1;
 	}
-	c->slow = COUNTERS_SLOW_READ;	/* reads give zeros now (marker_read) */
+	c->slow = COUNTERS_SLOW_READ;	/* reads give the held values now (marker_read) */
 	c->nfast = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
@@ -307,6 +368,9 @@ void counters_disable(struct counters *c, int nvalues)
 {
 	counters_close(c);
 	c->nvalues = nvalues;
+	memset(c->held, 0, sizeof(c->held));
+	memset(c->held_enabled, 0, sizeof(c->held_enabled));
+	memset(c->held_running, 0, sizeof(c->held_running));
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 }
 
@@ -318,7 +382,7 @@ static int group_read(const struct counters *c, int g, uint64_t *buf)
 	ssize_t want = (ssize_t)((3 + (size_t)c->size[g]) * sizeof(uint64_t));
 	ssize_t got;
 
-	if (fds_lost(c->leader[g]))
+	if (!still_ours(c, c->leader_event[g]))
 		return -1;
 	got = read(c->leader[g], buf, (size_t)want);
 
@@ -383,9 +447,11 @@ void counters_read_slow(struct counters *c, uint64_t *vals)
 }
 
 /* A marker's read of every group: after one failure the counters are
- * broken for good (the exit path may look at that from another thread).
- * No group (closed, or disabled in a fork child) is a failure too: the
- * caller then fills the marker's values with zeros. */
+ * broken for good (the exit path may look at that from another thread),
+ * and every later marker takes this path (none reads a user-space value
+ * again, which the held ones could trail). No group (closed, or disabled
+ * in a fork child) is a failure too: the caller then gives the held
+ * values. */
 static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const uint64_t *buf),
 		       struct totals *t)
 {
@@ -393,27 +459,35 @@ static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const ui
 	    read_groups(c, fn, t) == 0)
 		return 0;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
+	c->slow |= COUNTERS_SLOW_READ;
 	return -1;
+}
+
+/* A marker's read() into to, or the last one's values (held). */
+static void hold(uint64_t *held, uint64_t *to, size_t n, int ok)
+{
+	if (ok)
+		memcpy(held, to, n * sizeof(*to));
+	else
+		memcpy(to, held, n * sizeof(*to));
 }
 
 void counters_read_group(struct counters *c, uint64_t *vals)
 {
 	struct totals t = { c, vals, NULL, NULL };
 
-	if (marker_read(c, take_compact, &t) != 0)
-		memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
+	hold(c->held, vals, (size_t)c->nvalues, marker_read(c, take_compact, &t) == 0);
 }
 
 void counters_read_times(struct counters *c, uint64_t *vals, uint64_t *enabled,
 			 uint64_t *running)
 {
 	struct totals t = { c, vals, enabled, running };
+	int ok = marker_read(c, take_timed, &t) == 0;
 
-	if (marker_read(c, take_timed, &t) == 0)
-		return;
-	memset(vals, 0, (size_t)c->nvalues * sizeof(*vals));
-	memset(enabled, 0, (size_t)c->nvalues * sizeof(*enabled));
-	memset(running, 0, (size_t)c->nvalues * sizeof(*running));
+	hold(c->held, vals, (size_t)c->nvalues, ok);
+	hold(c->held_enabled, enabled, (size_t)c->nvalues, ok);
+	hold(c->held_running, running, (size_t)c->nvalues, ok);
 }
 
 int counters_read_totals(struct counters *c, uint64_t *vals,
@@ -426,10 +500,15 @@ int counters_read_totals(struct counters *c, uint64_t *vals,
 	return read_groups(c, take_value, &t);
 }
 
+/* Found again each time (another thread may ask at the process's end):
+ * what the interposed calls saw, else what the numbers hold now. */
 const char *counters_lost_reason(const struct counters *c)
 {
-	for (int g = 0; g < c->ngroups; g++)
-		if (fds_lost(c->leader[g]))
+	for (int i = 0; i < c->n; i++)
+		if (c->fd[i] >= 0 && fds_lost(c->fd[i]))
 			return "the application closed or replaced the counter's descriptor";
+	for (int i = 0; i < c->n; i++)
+		if (c->fd[i] >= 0 && !still_ours(c, i))
+			return "the counter's descriptor holds another file (raw syscall)";
 	return "reading the counters failed";
 }

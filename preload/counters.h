@@ -38,8 +38,10 @@ struct counters {
 	int broken;			/* a read failed; stop reading */
 	int multiplexed;		/* more than one group: they take turns */
 	int leader[EVENTS_MAX];		/* fd of each group's leader */
+	int leader_event[EVENTS_MAX];	/* and its event index */
 	int size[EVENTS_MAX];		/* events in each group */
 	int fd[EVENTS_MAX];		/* -1 where unavailable */
+	uint64_t id[EVENTS_MAX];	/* PERF_EVENT_IOC_ID of each open fd */
 	struct perf_event_mmap_page *page[EVENTS_MAX];
 	int group[EVENTS_MAX];		/* group of each event, -1 if closed */
 	int slot[EVENTS_MAX];		/* position in its group's read */
@@ -50,6 +52,11 @@ struct counters {
 	 * open events. slow: the marker must take counters_read_slow. */
 	int nfast, slow;
 	int nvalues;			/* values a marker's read fills (nopen at open) */
+	/* The last values a marker's read() found (by position among open
+	 * events): what later reads give once the counters broke, so that a
+	 * region open across the break ends with a difference of what was
+	 * counted, never of a value and zero. */
+	uint64_t held[EVENTS_MAX], held_enabled[EVENTS_MAX], held_running[EVENTS_MAX];
 	struct selfread_snap fast[EVENTS_MAX];
 };
 
@@ -61,7 +68,8 @@ void counters_open(struct counters *c, const struct event_list *ev,
 void counters_close(struct counters *c);
 /* Close every event and mark the counters broken; markers read nvalues
  * zeros from then on (a fork child that could not reopen what its sites
- * expect). */
+ * expect). Counters that break by themselves (a read failed, another file
+ * took a descriptor) read their last values from then on. */
 void counters_disable(struct counters *c, int nvalues);
 
 /* Slow path of counters_read: one read() per group. */

@@ -235,16 +235,19 @@ int events_parse_one(const char *name, struct event_spec *out,
 	return -1;
 }
 
-static void trim(char *s)
+/* The token text[0..n), without the spaces around it, into tok (size
+ * len); -1 when it does not fit. */
+static int take_token(const char *text, size_t n, char *tok, size_t len)
 {
-	size_t n = strlen(s);
-	size_t start = 0;
-
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	while (isspace((unsigned char)s[start]))
-		start++;
-	memmove(s, s + start, n - start + 1);
+	while (n > 0 && isspace((unsigned char)text[n - 1]))
+		n--;
+	while (n > 0 && isspace((unsigned char)*text))
+		text++, n--;
+	if (n >= len)
+		return -1;
+	memcpy(tok, text, n);
+	tok[n] = '\0';
+	return 0;
 }
 
 static void append_reason(char *err, size_t errlen, const char *reason)
@@ -265,21 +268,26 @@ static int already_listed(const struct event_list *list, const struct event_spec
 	return 0;
 }
 
+/* No heap: under a sanitizer runtime, strdup comes from the runtime's
+ * heap while free may be the application's own (tests/apps/mallocmark). */
 int events_parse_list(const char *text, struct event_list *list,
 		      char *err, size_t errlen)
 {
-	char *copy = strdup(text ? text : "");
-	char *save = NULL, *tok;
-	char reason[400];
+	char tok[EVENT_NAME_MAX * 4], reason[400];
 	int skipped = 0;
 	struct event_spec ev;
 
 	list->n = 0;
 	err[0] = '\0';
-	if (!copy)
-		return 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		trim(tok);
+	for (const char *p = text ? text : "", *next; *p; p = next + (*next == ',')) {
+		next = p + strcspn(p, ",");
+		if (take_token(p, (size_t)(next - p), tok, sizeof(tok)) != 0) {
+			snprintf(reason, sizeof(reason), "'%.*s...': name too long",
+				 EVENT_NAME_MAX, p);
+			append_reason(err, errlen, reason);
+			skipped++;
+			continue;
+		}
 		if (*tok == '\0')
 			continue;
 		if (events_parse_one(tok, &ev, reason, sizeof(reason)) != 0) {
@@ -298,42 +306,59 @@ int events_parse_list(const char *text, struct event_list *list,
 			list->ev[list->n++] = ev;
 		}
 	}
-	free(copy);
 	return skipped;
 }
 
-static void print_name(void *out, const char *name)
+struct listing {
+	FILE *out;
+	int (*why_not)(const char *name, char *why, size_t len);
+};
+
+/* "  NAME   yes", or "no: why" */
+static void print_name(void *arg, const char *name)
 {
-	fprintf(out, "  %s\n", name);
+	const struct listing *l = arg;
+	char why[256];
+
+	if (!l->why_not) {
+		fprintf(l->out, "  %s\n", name);
+		return;
+	}
+	if (l->why_not(name, why, sizeof(why)) == 0)
+		fprintf(l->out, "  %-32s yes\n", name);
+	else
+		fprintf(l->out, "  %-32s no: %s\n", name, why);
 }
 
-/* --list-events: the names this build accepts, grouped the way perf list
- * groups them. */
-void events_list(FILE *out)
+void events_list(FILE *out, int (*why_not)(const char *name, char *why, size_t len))
 {
 	static const char *const kinds[] = { "Hardware event (generic)", "Software event" };
 	static const uint32_t types[] = { PERF_TYPE_HARDWARE, PERF_TYPE_SOFTWARE };
 	char name[EVENT_NAME_MAX], why[200], pmus[300];
+	struct listing l = { out, why_not };
 	uint64_t config;
 	int n;
 
+	if (why_not)
+		fputs("Each name, and whether this machine can count it now (opened and closed\n"
+		      "once, here, as the shim opens it): yes, or no and why.\n\n", out);
 	for (size_t k = 0; k < 2; k++) {
 		fprintf(out, "%s%s:\n", k ? "\n" : "", kinds[k]);
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (known[i].type == types[k])
-				print_name(out, known[i].name);
+				print_name(&l, known[i].name);
 	}
 	fputs("\nHardware cache event (generic):\n", out);
 	for (size_t i = 0; i < NCACHE_NAMES; i++)
 		if (cache_name(i, name, sizeof(name), &config) == 0)
-			print_name(out, name);
+			print_name(&l, name);
 	fputs("\nRaw hardware event:\n  rNNNN (hex, as perf takes it)\n", out);
 	fputs("\nNative event (libpfm4", out);
 	if ((n = native_each(NULL, NULL, pmus, sizeof(pmus), why, sizeof(why))) < 0) {
 		fprintf(out, "):\n  %s\n", why);
 	} else {
 		fprintf(out, "; %d events of %s; EVENT:UMASK as libpfm4 spells them):\n", n, pmus);
-		native_each(print_name, out, pmus, sizeof(pmus), why, sizeof(why));
+		native_each(print_name, &l, pmus, sizeof(pmus), why, sizeof(why));
 	}
 	fputs("\nModifiers: :u user space, :k or :uk with the kernel; by default software\n"
 	      "events count in both, the others in user space\n", out);

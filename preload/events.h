@@ -33,7 +33,9 @@ int events_parse_one(const char *name, struct event_spec *out,
 int events_parse_list(const char *text, struct event_list *list,
 		      char *err, size_t errlen);
 
-/* Every accepted name, grouped by kind, one a line (--list-events). */
-void events_list(FILE *out);
+/* Every accepted name, grouped by kind, one a line (--list-events); with
+ * why_not, each marked with whether it can count: why_not returns 0, or
+ * -1 with the reason in why. */
+void events_list(FILE *out, int (*why_not)(const char *name, char *why, size_t len));
 
 #endif

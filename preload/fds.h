@@ -3,7 +3,9 @@
  * number, often 3), and watched: the application may close them
  * (close_range, closefrom) or put its own files on their numbers (dup2,
  * dup3). The interposed calls mark such a descriptor lost, so the shim
- * never reads, writes or closes one it no longer owns. */
+ * never reads, writes or closes one it no longer owns. Raw syscalls go
+ * around them: a counter's descriptor is also checked for its event's id
+ * before each read or close (counters.c). */
 #ifndef PMCSHIM_FDS_H
 #define PMCSHIM_FDS_H
 

@@ -123,11 +123,11 @@ static int expand(const struct config *cfg, const char *exe, char *out, size_t l
 	if (n && (pattern[n - 1] == '/' || (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)))) {
 		if (snprintf(dir, sizeof(dir), "%s%s%s", pattern,
 			     pattern[n - 1] == '/' ? "" : "/",
-			     CONFIG_DEFAULT_OUTPUT) >= (int)sizeof(dir))
+			     config_default_output(cfg)) >= (int)sizeof(dir))
 			return errno = ENAMETOOLONG, -1;
 		pattern = dir;
 	}
-	if (config_expand_output(pattern, getpid(), host, exe, out, len) != 0)
+	if (config_expand_output(pattern, getpid(), host, exe, cfg->rank, out, len) != 0)
 		return errno = ENAMETOOLONG, -1;
 	return 0;
 }

@@ -18,6 +18,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct index table;		/* of const struct rf_name * */
 static const struct rf_name **by_id;	/* by_id[id - 1] */
 static uint32_t count, capacity;
+uint32_t names_issued;			/* count, for the markers' compare */
 static uint32_t own;			/* of count, the shim's own: not limited */
 static uint32_t limit = CONFIG_DEFAULT_MAX_NAMES;
 static int limit_noticed;
@@ -62,6 +63,7 @@ static const struct rf_name *add(const char *text, size_t len, uint64_t hash)
 	memcpy(rec->text, text, len);
 	mapfile_publish(rec);
 	by_id[count++] = rec;
+	__atomic_store_n(&names_issued, count, __ATOMIC_RELEASE);
 	index_add(&table, &arena, hash, rec);	/* reserved: cannot fail */
 	return rec;
 }
@@ -126,6 +128,16 @@ uint32_t names_intern(const char *name, const char **interned)
 uint32_t names_intern_own(const char *name)
 {
 	return intern(name, NULL, 1);
+}
+
+int names_given_out(uint32_t id)
+{
+	int known;
+
+	pthread_mutex_lock(&lock);
+	known = id >= 1 && id <= count;
+	pthread_mutex_unlock(&lock);
+	return known;
 }
 
 const char *names_get(uint32_t id)

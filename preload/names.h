@@ -27,6 +27,20 @@ uint32_t names_intern_own(const char *name);
  * set at setup. */
 void names_set_limit(uint32_t max);
 
+/* Ids 1 .. names_issued have been given out (grows; relaxed atomic). */
+extern uint32_t names_issued;
+
+/* Whether id was given out, as a marker asks: one compare, no lock. An
+ * id it refuses takes names_given_out (the id may have been given out on
+ * another thread an instant ago). */
+static inline int names_issued_id(uint32_t id)
+{
+	return id - 1u < __atomic_load_n(&names_issued, __ATOMIC_RELAXED);
+}
+
+/* The same, for certain (takes the lock). */
+int names_given_out(uint32_t id);
+
 /* The name of an id, or "?"; takes the lock. */
 const char *names_get(uint32_t id);
 

@@ -54,6 +54,7 @@ enum rf_drop {
 	RF_DROP_BUSY,		/* a marker met the shim busy on its thread (signal handler) */
 	RF_DROP_EARLY,		/* a marker before the shim was set up */
 	RF_DROP_NAMES,		/* a marker with a new name past the names limit */
+	RF_DROP_IDS,		/* a marker with an id no region() call returned */
 	RF_DROP_KINDS = 8
 };
 
@@ -86,6 +87,19 @@ struct rf_header {
 	uint32_t argc;			/* arguments stored in argv (may be fewer than the program had) */
 	uint32_t argv_truncated;	/* 1: more arguments or bytes than fit */
 	char argv[2048];		/* argc NUL-terminated strings */
+	/* MPI (preload/mpi.c), written once MPI_Init returns: rank and size
+	 * in MPI_COMM_WORLD, valid when mpi_state has RF_MPI_INITIALIZED.
+	 * A file from a shim before these fields has zeros here. */
+	uint32_t mpi_state;		/* enum rf_mpi_state bits (relaxed) */
+	uint32_t mpi_rank, mpi_size;
+	uint32_t pad_mpi;
+	char mpi_library[64];		/* the first line of MPI_Get_library_version */
+};
+
+enum rf_mpi_state {
+	RF_MPI_INITIALIZED = 1,		/* MPI_Init or MPI_Init_thread returned */
+	RF_MPI_FINALIZED = 2,		/* MPI_Finalize called */
+	RF_MPI_FINALIZED_TWICE = 4,	/* and called again */
 };
 
 enum rf_type {

@@ -17,7 +17,9 @@
 #include "log.h"
 #include "mapfile.h"
 #include "modules.h"
+#include "mpi.h"
 #include "names.h"
+#include "shim.h"
 #include "stacks.h"
 #include "threads.h"
 
@@ -76,14 +78,46 @@ static struct thread_state *enter(uint32_t id)
 	return t;
 }
 
-/* The warm path: recording, the thread set up, a region id. */
+/* The warm path: recording, the thread set up, a region id that region()
+ * gave out (one compare: ids are 1, 2, ... in order). */
 static inline struct thread_state *warm(uint32_t id)
 {
 	struct thread_state *t = threads_tls;
 
-	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && id))
+	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t && names_issued_id(id)))
 		return t;
 	return NULL;
+}
+
+/* The name markers' warm path (the id comes from the name, inside). */
+static inline struct thread_state *warm_name(void)
+{
+	struct thread_state *t = threads_tls;
+
+	if (likely(__atomic_load_n(&active, __ATOMIC_RELAXED) && t))
+		return t;
+	return NULL;
+}
+
+/* An id no region() call returned (garbage, a stale or made-up number) is
+ * refused and counted, never recorded: the report could not name it. The
+ * warm path's compare may not yet see an id another thread was given an
+ * instant ago: the names lock decides, taken inside the guard as
+ * everywhere (when the shim is busy on this thread, the marker is let
+ * through, for the marker's own guard to drop and count). */
+static int given_out(uint32_t id)
+{
+	int known = 1;
+
+	if (names_issued_id(id))
+		return 1;
+	if (guard_enter()) {
+		known = names_given_out(id);
+		guard_leave();
+	}
+	if (!known)
+		mapfile_drop(RF_DROP_IDS);
+	return known;
 }
 
 /* Any marker by id off the warm path (tail-called, so the warm markers
@@ -92,7 +126,7 @@ static __attribute__((noinline)) void begin_cold(uint32_t id, uintptr_t caller)
 {
 	struct thread_state *t = enter(id);
 
-	if (t)
+	if (t && given_out(id))
 		regions_begin(&t->rs, &t->ctr, id, caller);
 }
 
@@ -100,7 +134,7 @@ static __attribute__((noinline)) void end_cold(uint32_t id)
 {
 	struct thread_state *t = enter(id);
 
-	if (t)
+	if (t && given_out(id))
 		regions_end(&t->rs, &t->ctr, id);
 }
 
@@ -138,11 +172,11 @@ EXPORT void pmcshim_end_id(unsigned id)
 		end_cold(id);
 }
 
-/* Markers by name: warm() and enter() are given a non-zero stand-in id;
- * the region comes from the name, inside the marker. */
+/* Markers by name: enter() is given a non-zero stand-in id; the region
+ * comes from the name, inside the marker. */
 EXPORT void pmcshim_begin(const char *name)
 {
-	struct thread_state *t = warm(UINT32_MAX);
+	struct thread_state *t = warm_name();
 	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
 
 	if (t || (t = enter(UINT32_MAX)))
@@ -151,10 +185,42 @@ EXPORT void pmcshim_begin(const char *name)
 
 EXPORT void pmcshim_end(const char *name)
 {
-	struct thread_state *t = warm(UINT32_MAX);
+	struct thread_state *t = warm_name();
 
 	if (t || (t = enter(UINT32_MAX)))
 		regions_end_name(&t->rs, &t->ctr, name);
+}
+
+/* --- the shim's own sources of regions ------------------------------ */
+
+/* Never sets up the shim nor counts an early marker: a source may run
+ * before setup (another library's constructor) or after the end (an
+ * atexit handler), where its calls are not the application's markers. */
+uint32_t shim_name(const char *name)
+{
+	uint32_t id = 0;
+
+	if (__atomic_load_n(&active, __ATOMIC_ACQUIRE) && guard_enter()) {
+		id = names_intern(name, NULL);
+		guard_leave();
+	}
+	return id;
+}
+
+void shim_begin_at(uint32_t id, uintptr_t caller)
+{
+	struct thread_state *t = warm(id);
+
+	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+		regions_begin(&t->rs, &t->ctr, id, caller);
+}
+
+void shim_end_at(uint32_t id)
+{
+	struct thread_state *t = warm(id);
+
+	if (t || (__atomic_load_n(&active, __ATOMIC_RELAXED) && (t = enter(id))))
+		regions_end(&t->rs, &t->ctr, id);
 }
 
 static const struct pmcshim_api api = {
@@ -302,7 +368,8 @@ static void shim_setup(int argc, char **argv)
 
 	threads_note_begin();
 	config_load(&config);
-	names_set_limit(config.max_names);
+	names_set_limit((uint32_t)config.max_names);
+	mpi_configure(&config);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,
@@ -313,7 +380,7 @@ static void shim_setup(int argc, char **argv)
 	}
 	guard_enter();
 	/* Depth 0 needs no unwinder: the call site is the return address. */
-	if (config.stack_depth > 0 && stacks_init(why, sizeof(why)) != 0)
+	if (config.stack_depth > 0 && stacks_init(config.stack_method, why, sizeof(why)) != 0)
 		log_notice("call-site stacks reduced to the call site: %s", why);
 	modules_record_all();
 	guard_leave();

@@ -71,21 +71,6 @@ static void warm_up(void *arg)
 	unw_backtrace_fn(frames, 4);
 }
 
-/* PMCSHIM_STACK_METHOD: auto (default), fp or unwind. */
-static int method_from_env(void)
-{
-	const char *v = getenv("PMCSHIM_STACK_METHOD");
-
-	if (!v || !*v || strcmp(v, "auto") == 0)
-		return STACKS_AUTO;
-	if (strcmp(v, "fp") == 0)
-		return STACKS_FP;
-	if (strcmp(v, "unwind") == 0)
-		return STACKS_UNWIND;
-	log_error("PMCSHIM_STACK_METHOD='%s': want auto, fp or unwind; using auto", v);
-	return STACKS_AUTO;
-}
-
 static int load_libunwind(char *why, size_t whylen)
 {
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
@@ -106,10 +91,10 @@ static int load_libunwind(char *why, size_t whylen)
 	return 0;
 }
 
-int stacks_init(char *why, size_t whylen)
+int stacks_init(int how, char *why, size_t whylen)
 {
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
-	method = method_from_env();
+	method = how;
 	fpwalk_init();	/* module table, main thread's bounds: outside any region */
 	/* forced to frame pointers, the shim never unwinds: no libunwind */
 	return method == STACKS_FP ? 0 : load_libunwind(why, whylen);

@@ -25,10 +25,11 @@ enum {
 	STACKS_AUTO = 3		/* a setting only, never a result */
 };
 
-/* Read PMCSHIM_STACK_METHOD; load libunwind privately (RTLD_LOCAL: its
+/* Capture by method how (STACKS_AUTO, _FP or _UNWIND: config's
+ * PMCSHIM_STACK_METHOD); load libunwind privately (RTLD_LOCAL: its
  * weak backtrace() must not replace glibc's for the application) unless
  * the method is fp. Returns 0, or -1 with a reason. */
-int stacks_init(char *why, size_t whylen);
+int stacks_init(int how, char *why, size_t whylen);
 
 /* Fill pcs with the call site (caller, a return address in the
  * application) and up to depth frames above it. Returns the count (>= 1).

@@ -48,7 +48,7 @@ if [ -f "$asan_rt" ]; then
 	PMCSHIM_TEST_PRELOAD_FIRST=$asan_rt \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols \
+	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols,test_unissued_ids \
 		run "asan+ubsan" "$B/tests/test_integration"
 	# (not SIGSEGV, which ASan catches, nor the RSS and descriptor-limit checks:
 	# the sanitizer runtime moves both)
@@ -56,7 +56,7 @@ if [ -f "$asan_rt" ]; then
 	PMCSHIM_TEST_PRELOAD_FIRST=$asan_rt \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-	PMCSHIM_TEST_ONLY=test_sigkill,test_abort,test_quick_exit,test_exec_keeps_both_images,test_sh_c,test_exit_from_signal_handler,test_daemon_read_live,test_reader_while_8_threads_mark,test_raw_exit_thread,test_fd_reused_by_app,test_fd_closefrom,test_output_device,test_output_directory \
+	PMCSHIM_TEST_ONLY=test_sigkill,test_abort,test_quick_exit,test_exec_keeps_both_images,test_sh_c,test_exit_from_signal_handler,test_daemon_read_live,test_reader_while_8_threads_mark,test_raw_exit_thread,test_fd_reused_by_app,test_fd_closefrom,test_output_device,test_output_directory,test_markers_in_app_malloc,test_fd_raw_dup,test_fd_raw_close_range,test_fd_perf_event_swapped,test_fd_raw_dup_thread,test_dlopen_dlclose_shim \
 		run "asan+ubsan lifecycle" "$B/tests/test_lifecycle"
 else
 	echo "SKIP asan+ubsan (no libasan.so for $CC)"
@@ -77,11 +77,13 @@ TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
 PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading \
 	run "tsan" "$B/tests/test_integration"
 # The 8 marking threads and the live reader, the exit path with threads
-# still running, a raw-exit thread, and exit from a signal handler.
+# still running, a raw-exit thread, and exit from a signal handler; a
+# thread whose counter descriptors were replaced behind the shim's back,
+# and a thread that ends after the shim was dlclosed.
 PMCSHIM_TEST_SUITE=tsan-lifecycle PMCSHIM_TEST_SHIM=$B/tsan/libpmcshim.so \
 PMCSHIM_TEST_APPS=$B/tsan/apps PMCSHIM_STACK_DEPTH=0 \
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images \
+PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images,test_fd_raw_dup_thread,test_dlopen_dlclose_shim \
 	run "tsan lifecycle" "$B/tests/test_lifecycle"
 
 echo "total: $passed passed, $failed failed, $skipped skipped"

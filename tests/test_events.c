@@ -143,12 +143,41 @@ static void test_output_expansion(void)
 {
 	char out[128];
 
-	CHECK(config_expand_output("r-%e-%p-%h.json", 42, "box", "app", out, sizeof(out)) == 0, "fits");
+	CHECK(config_expand_output("r-%e-%p-%h.json", 42, "box", "app", "", out, sizeof(out)) == 0, "fits");
 	CHECK(strcmp(out, "r-app-42-box.json") == 0, "out=%s", out);
-	CHECK(config_expand_output("100%%-%q%", 1, "h", "e", out, sizeof(out)) == 0 &&
+	CHECK(config_expand_output("100%%-%q%", 1, "h", "e", "", out, sizeof(out)) == 0 &&
 	      strcmp(out, "100%-%q%") == 0, "literal percent signs: %s", out);
-	CHECK(config_expand_output("%e%e%e", 1, "h", "0123456789", out, 20) != 0,
+	CHECK(config_expand_output("%e%e%e", 1, "h", "0123456789", "", out, 20) != 0,
 	      "overflow must be refused");
+}
+
+/* An MPI job's rank from the launcher's environment: in the default file
+ * name (padded to the size's digits) and %r; none with PMCSHIM_MPI=0; an
+ * unknown PMCSHIM_MPI keeps the default. */
+static void test_mpi_rank_and_switch(void)
+{
+	struct config c;
+	char out[128];
+
+	CHECK(config_expand_output("p-r%r.pmc", 1, "h", "e", "07", out, sizeof(out)) == 0 &&
+	      strcmp(out, "p-r07.pmc") == 0, "out=%s", out);
+	unsetenv("PMCSHIM_OUTPUT");
+	setenv("OMPI_COMM_WORLD_RANK", "7", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "16", 1);
+	config_load(&c);
+	CHECK(c.mpi == 1 && strcmp(c.rank, "07") == 0 &&
+	      strcmp(c.output, CONFIG_DEFAULT_OUTPUT_RANK) == 0, "mpi %d rank '%s' output %s",
+	      c.mpi, c.rank, c.output);
+	setenv("PMCSHIM_MPI", "0", 1);
+	config_load(&c);
+	CHECK(c.mpi == 0 && !c.rank[0] && strcmp(c.output, CONFIG_DEFAULT_OUTPUT) == 0,
+	      "off: mpi %d rank '%s'", c.mpi, c.rank);
+	setenv("PMCSHIM_MPI", "yes please", 1);
+	config_load(&c);
+	CHECK(c.mpi == 1 && strcmp(c.rank, "07") == 0, "unknown value: default");
+	unsetenv("PMCSHIM_MPI");
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("OMPI_COMM_WORLD_SIZE");
 }
 
 static void test_env_defaults_and_bad_values(void)
@@ -166,9 +195,12 @@ static void test_env_defaults_and_bad_values(void)
 	CHECK(strcmp(c.output, CONFIG_DEFAULT_OUTPUT) == 0, "default output");
 	CHECK(c.quiet == 1, "quiet");
 	setenv("PMCSHIM_STACK_DEPTH", "0", 1);
-	setenv("PMCSHIM_EVENTS", "", 1);
+	setenv("PMCSHIM_EVENTS", "none", 1);
 	config_load(&c);
 	CHECK(c.stack_depth == 0 && c.events.n == 0, "depth 0, no events");
+	setenv("PMCSHIM_EVENTS", "", 1);
+	config_load(&c);
+	CHECK(c.events.n == 2, "empty events: a mistake, the default");
 	setenv("PMCSHIM_STACK_DEPTH", "65", 1);
 	config_load(&c);
 	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "depth above the limit refused");
@@ -185,6 +217,7 @@ int main(void)
 	RUN(test_list_keeps_good_entries);
 	RUN(test_list_limit);
 	RUN(test_output_expansion);
+	RUN(test_mpi_rank_and_switch);
 	RUN(test_env_defaults_and_bad_values);
 	return t_done("events");
 }

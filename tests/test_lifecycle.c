@@ -28,6 +28,7 @@ struct summary {
 	uint64_t pid;
 	char target[256];
 	int nthreads, running, snapshot, exited, cpu_unknown, lost;
+	char lost_reason[64];		/* the first thread's with lost totals */
 	int partial;
 	long long calls;		/* of the region asked for */
 };
@@ -53,7 +54,8 @@ static void add_thread(struct summary *s, const struct rf_thread *t)
 	s->snapshot += st == RF_T_SNAPSHOT;
 	s->exited += st == RF_T_EXITED;
 	s->cpu_unknown += st != RF_T_RUNNING && t->cpu_ns == UINT64_MAX;
-	s->lost += t->total_status == RF_TOTAL_LOST;
+	if (t->total_status == RF_TOTAL_LOST && !s->lost++)
+		snprintf(s->lost_reason, sizeof(s->lost_reason), "%.63s", t->lost_reason);
 }
 
 static struct summary summarize(const char *path, const char *region)
@@ -364,6 +366,57 @@ static void test_fd_closefrom(void)
 	runapp_free(&r);
 }
 
+/* fdapp MODE: the application's bytes intact, the markers all recorded,
+ * and the marking thread's totals lost with the reason, never read from
+ * what took the numbers. */
+static void check_fds_taken(const char *mode, const char *says, long long calls)
+{
+	struct run r;
+	const char *args[] = { mode, NULL };
+	const char *env[] = { QUIET, "PMCSHIM_EVENTS=task-clock,page-faults", NULL };
+	struct summary s;
+
+	CHECK(runapp(&r, "fdapp", args, env, 1) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, says), "%s: status %d (142: SIGALRM, it hung): %s%s",
+	      mode, r.status, r.out, r.err);
+	s = summarize(r.report_path[0], "after");
+	CHECK(s.calls == calls, "%s: markers went on: %lld calls of %lld", mode, s.calls, calls);
+	CHECK(s.lost == 1 && strstr(s.lost_reason, "another file"),
+	      "%s: one thread's totals lost (%d), why: '%s'", mode, s.lost, s.lost_reason);
+	runapp_free(&r);
+}
+
+static void test_fd_raw_dup(void)
+{
+	json_t *t;
+	long long across;
+
+	check_fds_taken("rawdup", "pipe intact", 11);
+	if (t_current_failed)
+		return;
+	/* a region open across the change: what was counted, not garbage */
+	struct run r;
+	const char *args[] = { "rawdup", NULL };
+	const char *env[] = { QUIET, "PMCSHIM_EVENTS=task-clock", NULL };
+
+	CHECK(runapp(&r, "fdapp", args, env, 1) == 0 && r.status == 0, "ran");
+	json_t *rep = runapp_load_json(r.report_path[0]);
+	CHECK(rep, "the reader's JSON");
+	t = rep_main_thread(rep);
+	across = rep_event(t, "across", 0, "incl");
+	CHECK(rep_calls(rep, t, "across") == 1 && across >= 0 && across < 60LL * 1000000000,
+	      "across: task-clock %lld ns", across);
+	json_decref(rep);
+	runapp_free(&r);
+}
+
+static void test_fd_raw_close_range(void) { check_fds_taken("rawclose", "pipe intact", 11); }
+static void test_fd_perf_event_swapped(void) { check_fds_taken("perfswap", "still readable", 11); }
+static void test_fd_raw_dup_thread(void)
+{
+	check_fds_taken("rawthread", "still hold the pipe", 12);
+}
+
 static void test_small_fd_limit(void)
 {
 	struct rlimit old, small = { 16, 16 };
@@ -379,6 +432,34 @@ static void test_small_fd_limit(void)
 	setrlimit(RLIMIT_NOFILE, &old);
 	CHECK(rc == 0 && r.status == 0, "ran");
 	CHECK(strstr(r.out, "first fd 3"), "ulimit -n 16: the app's first open: %s", r.out);
+	runapp_free(&r);
+}
+
+/* --- loaded as a plugin ------------------------------------------------------------- */
+
+/* A host dlopens the shim (no LD_PRELOAD), a thread marks, the host
+ * dlcloses the shim, then the thread exits: the shim's thread-exit and
+ * process-end work runs after the dlclose. */
+static void test_dlopen_dlclose_shim(void)
+{
+	struct run r;
+	const char *args[] = { runapp_shim(), NULL };
+	const char *first = getenv("PMCSHIM_TEST_PRELOAD_FIRST");
+	char preload[4200];
+	const char *env[] = { QUIET, preload, NULL };
+	struct summary s;
+
+	/* a sanitizer runtime must still come first */
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", first ? first : "");
+	CHECK(runapp(&r, "dlshim", args, env, 0) == 0, "ran");
+	CHECK(r.status == 0 && strstr(r.out, "dlclose: 0") && strstr(r.out, "dlshim: done"),
+	      "status %d (139: SIGSEGV): %s%s", r.status, r.out, r.err);
+	CHECK(r.nreports == 1, "one report, got %d", r.nreports);
+	s = summarize(r.report_path[0], "worker");
+	CHECK(s.ok && s.state == RF_EXITED && s.calls == 10,
+	      "the report written at exit: state %u, %lld calls", s.state, s.calls);
+	CHECK(s.nthreads == 2 && s.exited == 2, "both threads finished: %d of %d", s.exited,
+	      s.nthreads);
 	runapp_free(&r);
 }
 
@@ -551,7 +632,12 @@ int main(void)
 	RUN(test_memory_flat_over_exited_threads);
 	RUN(test_fd_reused_by_app);
 	RUN(test_fd_closefrom);
+	RUN(test_fd_raw_dup);
+	RUN(test_fd_raw_close_range);
+	RUN(test_fd_perf_event_swapped);
+	RUN(test_fd_raw_dup_thread);
 	RUN(test_small_fd_limit);
+	RUN(test_dlopen_dlclose_shim);
 	RUN(test_output_device);
 	RUN(test_output_directory);
 	RUN(test_marker_before_constructor);

@@ -6,7 +6,7 @@ TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
 UNIT_TESTS  := selfread events regions fpwalk
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
-	namelimit plugins unloads
+	namelimit plugins unloads dlshim badids
 APP_BINS    := $(APP_NAMES:%=$(B)/tests/apps/%) $(B)/tests/apps/cxx \
 	$(B)/tests/apps/plugin-a.so $(B)/tests/apps/plugin-b.so
 # -rdynamic: dladdr() can then name the apps' functions in stacks.
@@ -18,9 +18,9 @@ $(B)/tests/apps:
 	mkdir -p $@
 
 # Unit tests link the modules, not the entry points (constructor,
-# interposed pthread_create).
+# interposed pthread_create, the MPI wrappers).
 UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o $(B)/shim/calibrate.o \
-	$(B)/shim/ending.o,$(SHIM_OBJS))
+	$(B)/shim/ending.o $(B)/shim/mpi.o,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJS) -ldl -lm
@@ -78,7 +78,7 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
-TSAN_APPS := threads exits forks ends unloads
+TSAN_APPS := threads exits forks ends unloads fdapp dlshim
 
 $(B)/tsan/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)
@@ -95,6 +95,8 @@ TEST_BINS += $(B)/tests/test_stack_methods $(B)/tests/apps/fpchain-fp $(B)/tests
 ASAN_RT = $(shell $(CC) -print-file-name=libasan.so)
 EXTRA_SUITES += stacks=$(B)/tests/test_stack_methods
 EXTRA_SUITES += stacks-asan=env+PMCSHIM_TEST_SUITE=stacks-asan+PMCSHIM_TEST_SHIM=$(B)/asan/libpmcshim.so+PMCSHIM_TEST_PRELOAD_FIRST=$(ASAN_RT)+ASAN_OPTIONS=detect_leaks=1:exitcode=86+UBSAN_OPTIONS=halt_on_error=1:exitcode=87+$(B)/tests/test_stack_methods
+# MPI (tests/mpi/run.sh): Open MPI and MPICH, each built and run there.
+EXTRA_SUITES += mpi=sh+tests/mpi/run.sh
 endif
 
 
@@ -154,9 +156,18 @@ bench-names: all $(B)/bench-names
 	  $(B)/bench-names $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-names
 
-bench: bench-threads
+# What the descriptor check costs each read() (counters.c: still_ours),
+# against the read alone.
+$(B)/bench-fdcheck: tests/bench/fdcheck.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -o $@ $<
 
-.PHONY: bench bench-threads bench-names
+bench-fdcheck: $(B)/bench-fdcheck
+	@echo "== the counter descriptor's check on the read() path (this machine: $$(nproc) cores)"
+	@$(B)/bench-fdcheck
+
+bench: bench-threads bench-fdcheck
+
+.PHONY: bench bench-threads bench-names bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \

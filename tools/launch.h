@@ -10,6 +10,7 @@
 
 struct launch {
 	const char *events;		/* -e, else PMCSHIM_EVENTS, else the default */
+	const char *events_from;	/* "-e" or "PMCSHIM_EVENTS", for messages */
 	const char *depth;		/* -d, or NULL: the shim's default */
 	const char *outdir;		/* -o, or NULL: a new directory named after the command */
 	int quiet;			/* -q: the table alone */
@@ -19,6 +20,8 @@ struct launch {
 	char shim[PATH_MAX];		/* libpmcshim.so */
 	char reader[PATH_MAX];		/* pmcshim-report */
 	char dir[PATH_MAX];		/* the run directory, absolute */
+	int rank, size;			/* in an MPI job (rank -1: not in one) */
+	char job[128];			/* the job's identity, a file name's worth */
 };
 
 /* launch_paths.c: the shim and the reader next to this executable (build
@@ -28,16 +31,32 @@ int launch_find_tools(struct launch *l);
  * current directory). 0, or -1 after saying why. */
 int launch_make_dir(struct launch *l);
 
-/* launch_events.c: refuse bad -e names (one line each, with the closest
- * known names); 0 or -1. */
-int launch_check_events(const char *events);
+/* launch_events.c: refuse bad -e names (one line each, naming from, with
+ * the closest known names), and an empty list; 0 or -1. */
+int launch_check_events(const char *events, const char *from);
 /* Open the events in this process as the shim will in each one, and print
  * one line about those that cannot count. */
 void launch_events_notice(const char *events);
-/* --list-events */
+/* --list-events: each name, with whether this machine can count it now
+ * (opened and closed once, as the shim would) or why not. */
 void launch_list_events(void);
 
-/* launch_run.c: run the command with the shim preloaded; returns its exit
+/* launch_job.c: an MPI job's launchers, one per rank, share one run
+ * directory and one table. The rank, size and job from the environment
+ * (rank -1 outside a job). */
+void launch_job_detect(struct launch *l);
+/* The job's run directory: -o DIR, or pmcshim-COMMAND-JOB, shared by its
+ * ranks and refused when another run's. 0, or -1 after saying why. */
+int launch_job_dir(struct launch *l);
+/* The command is done: rank 0 waits for the other ranks (bounded) and
+ * prints the table of every report; the others mark themselves done. */
+void launch_job_end(const struct launch *l);
+
+/* launch_run.c: check the PMCSHIM_* variables the processes will read
+ * once for the run (a bad one: one line, and the processes get the
+ * default without repeating it). */
+void launch_check_env(const struct launch *l);
+/* Run the command with the shim preloaded; returns its exit
  * status the way a shell reports it (127 not found, 128+N a signal);
  * *ran is 0 when it could not start. */
 int launch_command(const struct launch *l, int *signo, int *ran);

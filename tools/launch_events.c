@@ -12,23 +12,33 @@
 #include "events.h"
 
 /* One line per bad name (each may carry suggestions), then the list's
- * own rules (twice, more than EVENTS_MAX). */
-int launch_check_events(const char *events)
+ * own rules (twice, more than EVENTS_MAX). An empty list is a mistake (a
+ * script's unset variable): none is how to ask for no counters. */
+int launch_check_events(const char *events, const char *from)
 {
 	char *copy = strdup(events), *save = NULL, err[1024];
 	struct event_spec ev;
 	struct event_list list;
-	int bad = 0;
+	int bad = 0, n = 0;
 
-	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+	if (!strcmp(events, "none")) {
+		free(copy);
+		return 0;
+	}
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save), n++) {
 		if (events_parse_one(t, &ev, err, sizeof(err)) != 0) {
-			fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+			fprintf(stderr, LAUNCHER ": %s: %s\n", from, err);
 			bad = 1;
 		}
 	}
 	free(copy);
+	if (!n) {
+		fprintf(stderr, LAUNCHER ": %s '%s': no event named (none: no counters; "
+			"--list-events lists them)\n", from, events);
+		return -1;
+	}
 	if (!bad && events_parse_list(events, &list, err, sizeof(err)) != 0) {
-		fprintf(stderr, LAUNCHER ": -e: %s\n", err);
+		fprintf(stderr, LAUNCHER ": %s: %s\n", from, err);
 		bad = 1;
 	}
 	return bad ? -1 : 0;
@@ -84,7 +94,27 @@ void launch_events_notice(const char *events)
 		? "wall time, calls, stacks and thread CPU time" : "the rest");
 }
 
+/* Open name alone on this thread as the shim opens its events, then
+ * close it: 0, or -1 and why it cannot count. */
+static int why_not(const char *name, char *why, size_t len)
+{
+	static struct event_list list;
+	struct event_status st[1];
+	struct counters c;
+
+	if (events_parse_one(name, &list.ev[0], why, len) != 0)
+		return -1;
+	list.n = 1;
+	memset(st, 0, sizeof(st));
+	counters_open(&c, &list, st, 1);
+	counters_close(&c);
+	if (st[0].source != SOURCE_UNAVAILABLE)
+		return 0;
+	snprintf(why, len, "%s", st[0].reason);
+	return -1;
+}
+
 void launch_list_events(void)
 {
-	events_list(stdout);
+	events_list(stdout, why_not);
 }

@@ -106,6 +106,31 @@ static int dir_is_empty(const char *dir)
 	return empty;
 }
 
+/* The missing directories above dir, mode 0700 (private: the run's
+ * reports name its commands and arguments); 0, or -1 with errno. */
+static int make_parents(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n == 0)
+		return 0;
+	if (n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	while (n > 1 && path[n - 1] == '/')	/* "a/b/c/": c is not a parent */
+		path[--n] = '\0';
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
 /* -o DIR: made if missing; an existing one must be empty, or the run's
  * reports would be merged with older ones. */
 static int use_given_dir(const char *dir)
@@ -113,6 +138,8 @@ static int use_given_dir(const char *dir)
 	struct stat st;
 
 	if (mkdir(dir, 0777) == 0)
+		return 0;
+	if (errno == ENOENT && make_parents(dir) == 0 && mkdir(dir, 0777) == 0)
 		return 0;
 	if (errno != EEXIST || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, LAUNCHER ": -o %s: %s\n", dir,

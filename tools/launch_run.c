@@ -2,6 +2,8 @@
  * process of the run wrote, and leaving with the command's status. */
 #include "launch.h"
 
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +11,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+void launch_check_env(const struct launch *l)
+{
+	/* set for every process below (set_env), whatever the caller had */
+	const char *const mine[] = { "PMCSHIM_EVENTS", "PMCSHIM_OUTPUT", "PMCSHIM_QUIET",
+				     l->depth ? "PMCSHIM_STACK_DEPTH" : NULL, NULL };
+	const char *v;
+
+	if ((v = getenv("PMCSHIM_OUTPUT")))
+		fprintf(stderr, LAUNCHER ": PMCSHIM_OUTPUT='%s': not used; the reports go into "
+			"the run directory (-o)\n", v);
+	if ((v = getenv("PMCSHIM_QUIET")) && strcmp(v, "1"))
+		fprintf(stderr, LAUNCHER ": PMCSHIM_QUIET='%s': not used; the processes of a "
+			"run are quiet, and -q quiets " LAUNCHER "\n", v);
+	config_check_env(mine);
+}
 
 /* Existing preloads (a sanitizer runtime must stay first) then the shim. */
 static void set_preload(const char *shim)
@@ -35,7 +54,8 @@ static void set_env(const struct launch *l)
 {
 	char out[PATH_MAX + 32];
 
-	snprintf(out, sizeof(out), "%s/pmcshim-%%e-%%p.pmc", l->dir);
+	/* a directory: the shim's default name, with the rank in an MPI job */
+	snprintf(out, sizeof(out), "%s/", l->dir);
 	set_preload(l->shim);
 	setenv("PMCSHIM_OUTPUT", out, 1);
 	setenv("PMCSHIM_QUIET", "1", 1);
@@ -135,9 +155,10 @@ int launch_command(const struct launch *l, int *signo, int *ran)
 	return status;
 }
 
+/* Dot files are an MPI job's marks (launch_job.c), not reports. */
 static int regular_file(const struct dirent *e)
 {
-	return e->d_type == DT_REG || e->d_type == DT_UNKNOWN;
+	return (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) && e->d_name[0] != '.';
 }
 
 /* Run the reader on the files, its table going to stderr (stdout is the
@@ -206,13 +227,18 @@ int launch_open_table(struct launch *l)
 }
 
 /* Die of the same signal, as a shell's caller expects, without a core
- * file of the launcher's own. */
+ * of the launcher's own: the command's core (if any) is the one to read.
+ * RLIMIT_CORE 0 stops a core file; a core_pattern that pipes to a
+ * collector (systemd-coredump, apport) ignores that limit, but not a
+ * process that is not dumpable, and the shell then says no "(core
+ * dumped)" either. */
 static void reraise(int signo)
 {
 	struct rlimit none = { 0, 0 };
 	sigset_t set;
 
 	setrlimit(RLIMIT_CORE, &none);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	signal(signo, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, signo);

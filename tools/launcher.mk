@@ -1,19 +1,20 @@
 # The pmcshim launcher: runs a command under the shim and prints the merged
 # table (tools/pmcshim.c, tools/launch_*.c). It shares the shim's event
-# parsing and counter opening (the same objects), so its notice and its
-# --list-events say what the shim will do.
+# parsing, counter opening and variable checks (the same objects), so its
+# notice, its --list-events and its checks say what the shim will do.
 #   make                 builds $(B)/pmcshim
-#   make test            also runs tests/launcher/run.sh
+#   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
-LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c
+LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c \
+	tools/launch_job.c tools/badopt.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
-	$(B)/shim/pfm.o $(B)/shim/suggest.o
+	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o
 
 $(B)/launcher:
 	mkdir -p $@
 
-$(B)/launcher/%.o: tools/%.c tools/launch.h $(SHIM_HDR) | $(B)/launcher
+$(B)/launcher/%.o: tools/%.c tools/launch.h tools/badopt.h $(SHIM_HDR) | $(B)/launcher
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Iinclude -c $< -o $@
 
 $(B)/pmcshim: $(LAUNCH_OBJ) $(LAUNCH_SHIM_OBJ)
@@ -31,3 +32,5 @@ $(B)/tests/launcher/%: tests/launcher/%.c | $(B)/tests/launcher
 LAUNCH_TEST_APPS := tree
 TEST_BINS += $(B)/pmcshim $(LAUNCH_TEST_APPS:%=$(B)/tests/launcher/%)
 EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
+# every variable and option with a bad value (both commands and the shim)
+EXTRA_SUITES += validate=sh+tests/validate/run.sh

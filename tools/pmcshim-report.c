@@ -19,6 +19,7 @@
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
 #include "../include/pmcshim.h"
+#include "badopt.h"
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
@@ -33,6 +34,10 @@ static void usage(FILE *out)
 	      "the threads (and files: the processes of one run) merged.\n"
 	      "  --threads          also per thread: totals and regions\n"
 	      "  --by-process       also per process (file)\n"
+	      "  --ranks            the MPI ranks: per rank the weight in MPI calls and\n"
+	      "                     outside them (the slowest rank marked), and each region's\n"
+	      "                     spread across ranks (min, mean, max); shown without the\n"
+	      "                     option when the files hold two ranks or more\n"
 	      "  --stacks           each region's call-site stacks, heaviest first\n"
 	      "  --no-symbolize     name frames from the report only (no debug info)\n"
 	      "  --raw              values as measured: the markers' own cost (calibrated at\n"
@@ -124,6 +129,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "threads", no_argument, NULL, 't' }, { "by-process", no_argument, NULL, 'p' },
+		{ "ranks", no_argument, NULL, 'k' },
 		{ "stacks", no_argument, NULL, 's' }, { "no-symbolize", no_argument, NULL, 'S' },
 		{ "raw", no_argument, NULL, 'R' },
 		{ "sort", required_argument, NULL, 'o' }, { "top", required_argument, NULL, 'n' },
@@ -139,10 +145,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	char *end, msg[256];
 	int c, v, err;
 
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
+		case 'k': o->ranks = true; break;
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;
 		case 'R': o->raw = true; break;
@@ -189,8 +197,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			o->has_re = true;
 			break;
-		default: /* getopt said what */
-			usage(stderr);
+		default:
+			badopt_say(PROG, argv, c);
 			return 2;
 		}
 	}
@@ -238,7 +246,11 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
 	switch (o->format) {
-	case F_TABLE: render_table(stdout, m); break;
+	case F_TABLE:
+		render_table(stdout, m);
+		if (!o->totals)
+			render_ranks(stdout, m);
+		break;
 	case F_CSV:
 		if (o->totals)
 			render_totals_csv(stdout, m);
@@ -280,18 +292,19 @@ int main(int argc, char **argv)
 	rc = 2;
 	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks ||
 			o.has_min_coverage || o.sort == S_COVERAGE)) {
-		fputs(n != 2 ? PROG " diff: give two reports, BEFORE and AFTER\n" :
-		      PROG " diff: --threads, --by-process, --stacks, --min-coverage and --sort "
+		fputs(n != 2 ? PROG ": diff: give two reports, BEFORE and AFTER\n" :
+		      PROG ": diff: --threads, --by-process, --stacks, --min-coverage and --sort "
 		      "coverage do not apply\n", stderr);
 		goto out;
 	}
 	if (!n) {
-		usage(stderr);
+		fputs(PROG ": no report file given (usage: " PROG " [OPTIONS] FILE...; --help "
+		      "for more)\n", stderr);
 		goto out;
 	}
 	if (o.watch > 0) {
 		if (is_diff || n != 1)
-			fputs(PROG " --watch: give one file\n", stderr);
+			fputs(PROG ": --watch: give one file\n", stderr);
 		else
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;

@@ -8,7 +8,9 @@
  * prints the unavailable-events notice once (the processes are quiet),
  * runs pmcshim-report on the directory (its table on stderr, or into the
  * --table file), says in one line where the reports are, and exits with
- * the command's status.
+ * the command's status. Under an MPI launcher (mpirun -np 4 pmcshim ./app)
+ * the ranks' launchers share one directory and rank 0's prints the one
+ * table (launch_job.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,6 +22,7 @@
 #define PMCSHIM_API_ONLY	/* the version only: no marker machinery */
 #include "pmcshim.h"
 
+#include "badopt.h"
 #include "config.h"
 #include "launch.h"
 
@@ -29,16 +32,20 @@ static void usage(FILE *out)
 	      "Run COMMAND with libpmcshim.so preloaded: every process it starts writes its\n"
 	      "report into one run directory, then the merged region table is printed on\n"
 	      "stderr and " LAUNCHER " exits with COMMAND's exit status.\n"
-	      "  -e, --events LIST  events to count, comma separated (default: PMCSHIM_EVENTS,\n"
-	      "                     else " CONFIG_DEFAULT_EVENTS "); see --list-events\n"
+	      "  -e, --events LIST  events to count, comma separated, or none for no counters\n"
+	      "                     (default: PMCSHIM_EVENTS, else " CONFIG_DEFAULT_EVENTS ");\n"
+	      "                     see --list-events\n"
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
-	      "  -o, --output DIR   the run directory (made if missing; must be empty);\n"
+	      "  -o, --output DIR   the run directory (made if missing, its missing parents\n"
+	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
+	      "                     (an MPI job's ranks share it: pmcshim-COMMAND-JOB)\n"
 	      "  -q, --quiet        the table alone: no notices (unavailable events, where\n"
 	      "                     the reports are)\n"
 	      "  -O, --table FILE   the table into FILE instead of stderr (made or\n"
 	      "                     truncated); stderr then gets one line\n"
-	      "      --list-events  the event names this machine accepts\n"
+	      "      --list-events  the event names, each marked with whether this machine\n"
+	      "                     can count it now, and why not\n"
 	      "      --version      the version\n"
 	      "  -h, --help         this help\n"
 	      "Exit status: COMMAND's; 127 not found, 126 not executable, 128+N killed by\n"
@@ -74,27 +81,40 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 		{ NULL, 0, NULL, 0 } };
 	int c;
 
+	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+e:d:o:O:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'e': l->events = optarg; break;
+		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
 			if (check_depth(optarg) != 0)
 				return 2;
 			l->depth = optarg;
 			break;
-		case 'o': l->outdir = optarg; break;
+		case 'o':
+			if (!*optarg) {	/* a script's unset variable */
+				fputs(LAUNCHER ": -o '': no directory named\n", stderr);
+				return 2;
+			}
+			l->outdir = optarg;
+			break;
 		case 'q': l->quiet = 1; break;
-		case 'O': l->table = optarg; break;
+		case 'O':
+			if (!*optarg) {
+				fputs(LAUNCHER ": --table '': no file named\n", stderr);
+				return 2;
+			}
+			l->table = optarg;
+			break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return 2;
+		default: badopt_say(LAUNCHER, argv, c); return 2;
 		}
 	}
 	if (optind == argc) {
-		fputs(LAUNCHER ": no command given\n", stderr);
-		usage(stderr);
+		fputs(LAUNCHER ": no command given (usage: " LAUNCHER " [OPTIONS] COMMAND "
+		      "[ARGS...]; --help for more)\n", stderr);
 		return 2;
 	}
 	l->argv = argv + optind;
@@ -107,18 +127,23 @@ int main(int argc, char **argv)
 	int rc, signo, ran;
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
+	l.events_from = "PMCSHIM_EVENTS";
 	if ((rc = parse_opts(argc, argv, &l)))
 		return rc == 1 ? 0 : 2;
-	if (launch_check_events(l.events) != 0)
+	if (launch_check_events(l.events, l.events_from) != 0)
 		return 2;
+	launch_check_env(&l);
+	launch_job_detect(&l);
 	if (launch_find_tools(&l) != 0 || launch_open_table(&l) != 0 ||
-	    launch_make_dir(&l) != 0)
+	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
 		return 2;
-	/* With --table the table says it: stderr gets one line. */
-	if (!l.quiet && !l.table)
+	/* an MPI job's notice: rank 0's; with --table the table says it */
+	if (!l.quiet && !l.table && l.rank <= 0)
 		launch_events_notice(l.events);
 	rc = launch_command(&l, &signo, &ran);
-	if (ran)
+	if (l.rank >= 0)
+		launch_job_end(&l);
+	else if (ran)
 		launch_show_reports(&l);
 	else
 		rmdir(l.dir);	/* nothing ran: leave nothing behind */

@@ -43,6 +43,17 @@ static const char *state_word(const struct report *r)
 	       r->state == RF_EXITED ? "exited" : r->state == RF_EXECED ? "exec" : "_exit";
 }
 
+/* "mpi": the rank and size, only in a process that called MPI_Init. */
+static void export_mpi(FILE *out, const struct report *r)
+{
+	if (!r->mpi)
+		return;
+	fprintf(out, ",\n    \"mpi\": {\"rank\": %" PRIu32 ", \"size\": %" PRIu32, r->mpi_rank, r->mpi_size);
+	key_str(out, ", ", "library", r->mpi_library);
+	fprintf(out, ", \"finalized\": %s, \"finalized_twice\": %s}",
+		r->mpi_finalized ? "true" : "false", r->mpi_finalized_twice ? "true" : "false");
+}
+
 static void export_process(FILE *out, const struct report *r)
 {
 	fprintf(out, "  \"process\": {\n    \"pid\": %" PRIu64 ", \"ppid\": %" PRIu64, r->pid,
@@ -68,6 +79,7 @@ static void export_process(FILE *out, const struct report *r)
 	fprintf(out, ", \"serialized\": %s", r->serialized ? "true" : "false");
 	if (r->serialized)
 		key_str(out, ", ", "barrier", r->barrier);
+	export_mpi(out, r);
 	fputs("\n  },\n", out);
 }
 
@@ -86,9 +98,10 @@ static void export_head(FILE *out, const struct report *r)
 	else
 		fputs("null", out);
 	fprintf(out, "},\n  \"stack_depth\": %" PRIu32 ",\n  \"dropped\": {\"full\": %" PRIu64
-		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64 "},\n",
+		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64
+		", \"ids\": %" PRIu64 "},\n",
 		r->stack_depth, r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY],
-		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES]);
+		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES], r->dropped[RF_DROP_IDS]);
 }
 
 static void export_events(FILE *out, const struct report *r)
@@ -173,7 +186,7 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 {
 	const struct rf_site *s = rep_site(r, t, j);
 
-	key_str(out, "        {", "region", r->names[s->region]);
+	key_str(out, "        {", "region", r->names[rep_region(r, s->region)]);
 	fputs(", \"stack\": ", out);
 	put_u64(out, s->stack);
 	fputs(", \"calls\": ", out);

@@ -113,6 +113,17 @@ static void load_argv(struct report *r, const struct rf_header *h)
 	r->argv_truncated = h->argv_truncated || r->argc < h->argc;
 }
 
+static void load_mpi(struct report *r, const struct rf_header *h)
+{
+	uint32_t st = __atomic_load_n(&h->mpi_state, __ATOMIC_RELAXED);
+
+	r->mpi = (st & RF_MPI_INITIALIZED) && h->mpi_size && h->mpi_rank < h->mpi_size;
+	r->mpi_rank = h->mpi_rank, r->mpi_size = h->mpi_size;
+	r->mpi_finalized = st & RF_MPI_FINALIZED;
+	r->mpi_finalized_twice = st & RF_MPI_FINALIZED_TWICE;
+	r->mpi_library = FIELD(r, h->mpi_library);
+}
+
 static bool load_header(struct ld *L)
 {
 	struct report *r = L->r;
@@ -145,7 +156,8 @@ static bool load_header(struct ld *L)
 	r->exec_target = FIELD(r, h->exec_target), r->shim_version = FIELD(r, h->shim_version);
 	r->clock_source = FIELD(r, h->clock_source), r->user_read = FIELD(r, h->user_read);
 	r->stack_depth = h->stack_depth;
-	for (int k = 0; k < 4; k++)
+	load_mpi(r, h);
+	for (size_t k = 0; k < sizeof(r->dropped) / sizeof(r->dropped[0]); k++)
 		r->dropped[k] = __atomic_load_n(&h->dropped[k], __ATOMIC_RELAXED);
 	r->nev = h->nevents;
 	load_argv(r, h);
@@ -518,11 +530,96 @@ static bool load_threads(struct ld *L)
 	return true;
 }
 
+/* ---- region ids no record names ----------------------------------------- */
+
+/* A row (or error) that names a region id no RF_NAME record has is shown
+ * under "(unknown id N)", with a note: the rest of the file is as good
+ * as ever. An id inside the file's range gets its entry in place; one
+ * past it an entry after the file's own (rep_region finds it). */
+static bool named(const struct report *r, uint32_t id)
+{
+	return id < r->nfile_ids && r->names[id];
+}
+
+struct unknown_ids {
+	uint32_t *id;
+	size_t n, cap;
+};
+
+static void note_id(struct report *r, struct unknown_ids *u, uint32_t id)
+{
+	if (named(r, id))
+		return;
+	r->nunnamed++;
+	if (u->n == u->cap) {
+		u->cap = u->cap ? 2 * u->cap : 16;
+		u->id = xrealloc(u->id, u->cap * sizeof(*u->id));
+	}
+	u->id[u->n++] = id;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static const char *unknown_name(struct report *r, uint32_t id)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "(unknown id %" PRIu32 ")", id);
+	return pool_strdup(&r->pool, b);
+}
+
+/* Each distinct id of u: its entry in names[]. */
+static void add_unknown(struct report *r, struct unknown_ids *u)
+{
+	size_t n = 0;
+
+	if (u->n > 1)	/* (qsort must not see the NULL of an empty array) */
+		qsort(u->id, u->n, sizeof(*u->id), by_id);
+	for (size_t i = 0; i < u->n; i++) {
+		if (i && u->id[i] == u->id[i - 1])
+			continue;
+		if (u->id[i] < r->nfile_ids)
+			r->names[u->id[i]] = unknown_name(r, u->id[i]);
+		else
+			u->id[n++] = u->id[i];
+	}
+	r->unknown = u->id, r->nunknown = n;
+	if (n)
+		r->names = xrealloc(r->names, (r->nfile_ids + n) * sizeof(*r->names));
+	for (size_t k = 0; k < n; k++)
+		r->names[r->nfile_ids + k] = unknown_name(r, u->id[k]);
+	r->nname_ids = r->nfile_ids + n;
+}
+
+static void resolve_ids(struct ld *L)
+{
+	struct report *r = L->r;
+	struct unknown_ids u = { 0 };
+
+	r->nfile_ids = r->nname_ids;
+	for (size_t i = 0; i < L->nerr; i++) {
+		if (L->err[i]->region)
+			note_id(r, &u, L->err[i]->region);
+		if (L->err[i]->open)
+			note_id(r, &u, L->err[i]->open);
+	}
+	for (size_t i = 0; i < L->nbucket; i++)
+		for (size_t j = 0; j < L->bucket[i].n; j++)
+			note_id(r, &u, ((const struct rf_site *)(const void *)
+					(r->base + L->bucket[i].off[j]))->region);
+	add_unknown(r, &u);
+}
+
 /* ---- errors -------------------------------------------------------------- */
 
 static const char *region_name(const struct report *r, uint32_t id)
 {
-	return id < r->nname_ids ? r->names[id] : NULL;
+	return r->names[rep_region(r, id)];
 }
 
 static bool load_errors(struct ld *L)
@@ -537,9 +634,6 @@ static bool load_errors(struct ld *L)
 
 		if (e->thread >= L->nthread_at || L->thread_at[e->thread] == UINT32_MAX)
 			return bad(L, "error record: unknown thread %" PRIu32, e->thread);
-		if ((e->region && !region_name(r, e->region)) || (e->open && !region_name(r, e->open)))
-			return bad(L, "error record: unknown region name id %" PRIu32,
-				   e->region && !region_name(r, e->region) ? e->region : e->open);
 		snprintf(b, sizeof(b), "kind-%" PRIu32, e->kind);
 		o->kind = e->kind < RF_ERR_KINDS ? rf_error_name(e->kind) : pool_strdup(&r->pool, b);
 		o->tid = r->threads[L->thread_at[e->thread]].tid;
@@ -557,9 +651,6 @@ static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thre
 {
 	const struct report *r = L->r;
 
-	if (!region_name(r, s->region))
-		return bad(L, "site at offset %" PRIu64 ": unknown region name id %" PRIu32,
-			   offset_of(L, s), s->region);
 	if (s->stack >= r->nstacks || !r->stacks[s->stack].present)
 		return bad(L, "site at offset %" PRIu64 ": unknown stack %" PRIu32,
 			   offset_of(L, s), s->stack);
@@ -630,7 +721,7 @@ static bool load(struct ld *L)
 		return bad(L, "corrupt header: tail beyond the 4 GiB limit");
 	return load_header(L) && first_walk(L) && (load_events(L), true) && load_names(L) &&
 	       (load_modules(L), true) && load_stacks(L) && load_threads(L) &&
-	       load_errors(L) && load_sites(L);
+	       (resolve_ids(L), true) && load_errors(L) && load_sites(L);
 }
 
 /* r->file is set; fills the rest, or frees r and says why. */
@@ -720,6 +811,7 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->nthreads; i++)
 		free(r->threads[i].totals), free(r->threads[i].rows);
 	free(r->threads), free(r->ev), free(r->names), free(r->stacks), free(r->frames);
+	free(r->unknown);
 	free(r->stackrec);
 	free(r->modules), free(r->errors), free(r->argv);
 	rf_close(&r->file);

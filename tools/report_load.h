@@ -106,14 +106,25 @@ struct report {
 	const char **argv;
 	bool argv_truncated;
 	uint32_t stack_depth;
-	uint64_t dropped[4];		/* enum rf_drop: full, busy, early, names */
+	/* MPI: the rank and size in MPI_COMM_WORLD once MPI_Init returned
+	 * (mpi false: not an MPI process, or a file from an older shim) */
+	bool mpi, mpi_finalized, mpi_finalized_twice;
+	uint32_t mpi_rank, mpi_size;
+	const char *mpi_library;
+	uint64_t dropped[RF_DROP_IDS + 1];	/* enum rf_drop: full, busy, early, names, ids */
 	size_t npartial;		/* sites left mid-update */
 	size_t nev;
 	struct rep_event *ev;
 	size_t nthreads;
 	struct rep_thread *threads;	/* in rf_thread.index order */
 	size_t nname_ids;
-	const char **names;		/* [rf_name.id]: the text, NULL where none */
+	const char **names;		/* [rf_name.id]: the text, NULL where none;
+					 * then "(unknown id N)" for each id past
+					 * the file's that a row names (rep_region) */
+	size_t nfile_ids;		/* of nname_ids, the file's own */
+	uint32_t *unknown;		/* those ids past them, sorted */
+	size_t nunknown;
+	size_t nunnamed;		/* rows and errors naming an id no record names */
 	size_t nstacks, nframes;	/* stacks: [rf_stack.id] */
 	struct rep_stack *stacks;
 	const struct rf_stack **stackrec;	/* [rf_stack.id]: the record, or NULL */
@@ -134,6 +145,25 @@ struct report *report_load_mem(const void *buf, size_t len, const char *name, ch
 			       size_t whylen);
 
 void report_free(struct report *r);
+
+/* Where in names[] a row's region id is: the id itself, or the
+ * "(unknown id N)" entry the loader made for an id the file does not
+ * name (a corrupt file, or one from a shim that let any id through). */
+static inline uint32_t rep_region(const struct report *r, uint32_t id)
+{
+	size_t lo = 0, hi = r->nunknown;
+
+	if (id < r->nfile_ids)
+		return id;
+	while (lo < hi) {	/* it is there: the loader put it there */
+		size_t mid = (lo + hi) / 2;
+		if (r->unknown[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)(r->nfile_ids + lo);
+}
 
 /* Every stack's frames (stacks[id].first indexes them), built on first use. */
 const struct rep_frame *rep_frames(const struct report *r);

@@ -672,7 +672,7 @@ static void build_scope(struct model *m, enum scope sc)
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
 			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
-			uint32_t region = t->regmap[site->region];
+			uint32_t region = t->regmap[rep_region(m->files[t->file], site->region)];
 
 			if (!m->selected[region])
 				continue;

@@ -36,6 +36,17 @@ bool note_calibration(FILE *out, const struct report *r);
  * n is 0). */
 void note_below(FILE *out, size_t n);
 
+/* ---- MPI ranks (report_ranks.c) ---- */
+
+/* ", rank 3 of 4" for a file of an MPI rank, else "". b: 48 bytes. */
+const char *rank_text(char *b, const struct report *r);
+/* A rank that ended without MPI_Finalize, or called it twice: one line. */
+void note_mpi(FILE *out, const struct report *r);
+/* The ranks' section: one row per rank, then each region's spread across
+ * the ranks (min, mean, max of the weight, the rank that took longest).
+ * Shown when the files hold two ranks or more, or always with --ranks. */
+void render_ranks(FILE *out, const struct model *m);
+
 /* ---- aligned tables ---- */
 
 struct table {

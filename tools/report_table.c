@@ -304,6 +304,7 @@ static void print_dropped(FILE *out, const struct report *r)
 		[RF_DROP_BUSY] = "markers in a signal handler",
 		[RF_DROP_EARLY] = "markers before setup",
 		[RF_DROP_NAMES] = "markers with a new name past the names limit (PMCSHIM_MAX_NAMES)",
+		[RF_DROP_IDS] = "markers with an id that no region() call returned (refused)",
 	};
 	const char *sep = "#   not recorded: ";
 
@@ -340,6 +341,11 @@ static void print_file_notes(FILE *out, const struct report *r)
 			r->live ? "its thread stayed" : "the process died");
 	if (r->full)
 		fprintf(out, "#   the file reached its size limit: later records were dropped\n");
+	if (r->nunnamed)
+		fprintf(out, "#   %zu row%s or error%s with a region id that no name record has "
+			"(a damaged file, or one from a shim that let any id through): shown as "
+			"(unknown id N)\n", r->nunnamed, r->nunnamed == 1 ? "" : "s",
+			r->nunnamed == 1 ? "" : "s");
 	print_dropped(out, r);
 }
 
@@ -376,15 +382,16 @@ static bool events_once(const struct model *m)
 
 static void print_file(FILE *out, const struct report *r, bool with_events)
 {
-	char b[32];
+	char b[32], rk[48];
 
-	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s, %zu thread%s, wall %s), %s%s\n", r->path,
-		r->executable, r->pid, *r->host ? ", host " : "", r->host,
+	fprintf(out, "# %s: %s (pid %" PRIu64 "%s%s%s%s, %zu thread%s, wall %s), %s%s\n", r->path,
+		r->executable, r->pid, rank_text(rk, r), *r->host ? ", host " : "", r->host,
 		r->forked ? ", forked" : "", r->nthreads, r->nthreads == 1 ? "" : "s",
 		r->has_wall ? fmt_num(b, r->wall_ns, H_TIME) : "n/a", r->state_text, state_note(r));
 	if (with_events)
 		print_events(out, r, "#   events:");
 	print_file_notes(out, r);
+	note_mpi(out, r);
 }
 
 /* A file's notes beyond calibration: what went short in it. */

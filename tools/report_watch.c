@@ -105,7 +105,7 @@ static bool site_change(struct rf_site *d, const struct rf_site *s, const struct
 static void add_change(struct interval *iv, const struct report *r, const struct rep_thread *t,
 		       const struct rf_site *d)
 {
-	size_t k = line_of(iv, d->region);
+	size_t k = line_of(iv, rep_region(r, d->region));
 
 	sat_add(&iv->calls[k], d->calls);
 	for (int e = -1; e < (int)r->nev; e++) {

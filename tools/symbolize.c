@@ -32,6 +32,7 @@
  * mismatch. */
 #include "symbolize.h"
 
+#include <errno.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <inttypes.h>
@@ -69,7 +70,13 @@ struct symbolizer *symbolizer_new(void)
 		return NULL;
 	/* Build-id lookups only use absolute directories, so resolve the
 	 * root; the rest is libdwfl's default path. */
-	if (root && root[0] && realpath(root, abs)) {
+	if (root && root[0] && !realpath(root, abs)) {
+		static int said;	/* once, however many symbolizers */
+
+		if (!said++)
+			fprintf(stderr, "pmcshim-report: PMCSHIM_DEBUG_ROOT='%s': %s; using the "
+				"default debug paths only\n", root, strerror(errno));
+	} else if (root && root[0]) {
 		size_t n = strlen(abs) + sizeof("::.debug:/usr/lib/debug");
 		s->debuginfo_path = malloc(n);
 		if (s->debuginfo_path)

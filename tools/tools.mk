@@ -3,13 +3,15 @@
 #   make test            also runs the reader suite and replays the fuzz seeds
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
 #   make bench-reader    times the reader on a generated 1 000 000-row report file
+#   make bench-ranks     times the reader merging 1024 generated rank files
 
 # The file format is defined once, in preload/reportfile.[ch]: the reader
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
 READER_SRC := tools/pmcshim-report.c tools/report_util.c \
 	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
 	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
-	tools/report_watch.c tools/report_escape.c tools/report_totals.c
+	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c \
+	tools/report_totals.c
 READER_SRC += preload/reportfile.c
 READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -95,4 +97,8 @@ bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader
 
 bench: bench-reader
 
-.PHONY: fuzz bench-reader
+# The reader on an MPI job's 1024 rank files (tests/reader/bench_ranks.sh).
+bench-ranks: $(B)/pmcshim-report $(B)/tests/reader/gen_report
+	@B=$(B) sh tests/reader/bench_ranks.sh
+
+.PHONY: fuzz bench-reader bench-ranks

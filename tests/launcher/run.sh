@@ -149,7 +149,8 @@ got=$("$L" --version)
 [ "$got" = "$want" ] && result version ok || result version fail "'$got', want '$want'"
 
 "$L" --list-events >"$tmp/list"
-if grep -qx '  instructions' "$tmp/list" && grep -qx '  task-clock' "$tmp/list"; then
+if grep -q '^  instructions  *\(yes\|no: \)' "$tmp/list" &&
+   grep -q '^  task-clock  *yes$' "$tmp/list"; then
 	result list_events ok
 else
 	result list_events fail "$(head -5 "$tmp/list")"

@@ -35,6 +35,7 @@
  *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
+ *   --rank R --size N  an MPI rank: R of N, initialized and finalized
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
@@ -76,11 +77,12 @@ struct gen {
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
 	long truncate;			/* -1: none */
+	long rank, size;		/* an MPI rank (rank -1: not one) */
 	const char *corrupt;
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t start_mono;
-	size_t first_site, first_thread, first_name, first_stack, first_event;
+	size_t first_site, first_thread, first_name, first_stack, first_event, first_error;
 };
 
 static void die(const char *msg, const char *arg)
@@ -202,7 +204,8 @@ static void header(struct gen *g)
 	h->stack_depth = g->depth, h->nevents = g->events;
 	if (g->dropped)
 		h->flags |= RF_FULL, h->dropped[RF_DROP_FULL] = 3, h->dropped[RF_DROP_BUSY] = 1,
-		h->dropped[RF_DROP_EARLY] = 2, h->dropped[RF_DROP_NAMES] = 4;
+		h->dropped[RF_DROP_EARLY] = 2, h->dropped[RF_DROP_NAMES] = 4,
+		h->dropped[RF_DROP_IDS] = 6;
 	strcpy(h->clock_source, ARCH_TICKS_NAME), strcpy(h->user_read, "rdpmc");
 	strcpy(h->shim_version, "0.9-test"), strcpy(h->host, "testhost");
 	strcpy(h->executable, "app");
@@ -210,6 +213,11 @@ static void header(struct gen *g)
 		strcpy(h->exec_target, "/usr/bin/next");
 	h->argc = 3;
 	memcpy(h->argv, argv, sizeof(argv));
+	if (g->rank >= 0) {
+		h->mpi_state = RF_MPI_INITIALIZED | RF_MPI_FINALIZED;
+		h->mpi_rank = (uint32_t)g->rank, h->mpi_size = (uint32_t)g->size;
+		strcpy(h->mpi_library, "Test MPI");
+	}
 }
 
 /* ---- small records ------------------------------------------------------- */
@@ -422,6 +430,8 @@ static void errors(struct gen *g)
 
 		if (e[i].thread >= g->threads || e[i].region > g->regions || e[i].open > g->regions)
 			continue;
+		if (!g->first_error)
+			g->first_error = g->len;
 		r = add(g, sizeof(*r), RF_ERROR);
 		r->thread = e[i].thread, r->kind = e[i].kind, r->region = e[i].region;
 		r->open = e[i].open, r->count = e[i].count;
@@ -445,7 +455,11 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "size0")) first->size = 0;
 	else if (!strcmp(what, "size-overflow")) first->size = 0xfffffff8u;
 	else if (!strcmp(what, "unknown-thread")) s->thread = 99;
-	else if (!strcmp(what, "unknown-name")) s->region = 999;
+	else if (!strcmp(what, "unknown-name")) {
+		s->region = 999;	/* and an error's open region, when there is one */
+		if (g->first_error)
+			((struct rf_error *)AT(g, g->first_error))->open = 1000;
+	}
 	else if (!strcmp(what, "unknown-stack")) s->stack = 999;
 	else if (!strcmp(what, "nvalues")) s->nvalues--;
 	else if (!strcmp(what, "thread-mask")) ((struct rf_thread *)AT(g, g->first_thread))->nvalues = 7;
@@ -659,7 +673,7 @@ static unsigned long num(const char *opt, const char *v)
 int main(int argc, char **argv)
 {
 	struct gen g = { .rows = 40, .threads = 4, .events = 3, .regions = 5, .stacks = 5,
-			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1 };
+			 .depth = 2, .state = "exited", .undone = -1, .truncate = -1, .rank = -1 };
 	const char *out = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -677,6 +691,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--first-region")) g.first_region = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
+		else if (!strcmp(a, "--rank")) g.rank = (long)num(a, v), i++;
+		else if (!strcmp(a, "--size")) g.size = (long)num(a, v), i++;
 		else if (!strcmp(a, "--undone")) g.undone = (long)num(a, v), i++;
 		else if (!strcmp(a, "--truncate")) g.truncate = (long)num(a, v), i++;
 		else if (!strcmp(a, "--state") && v) g.state = v, i++;

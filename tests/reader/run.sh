@@ -216,6 +216,11 @@ golden state-quick-exit quick.pmc
 golden undone --threads undone.pmc
 golden partial partial.pmc
 golden dropped dropped.pmc
+# A row or error naming an id no name record has: "(unknown id N)" and a
+# note, the rest of the file as ever.
+gen unknown-name.pmc --corrupt unknown-name
+golden unknown-name unknown-name.pmc
+golden unknown-name-json --format json unknown-name.pmc
 expect undone-rows "$(cd "$IN" && "$R" --format json undone.pmc | jq '[.threads[].regions[]] | length')" 39
 expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.threads[].regions[] | select(.partial)] | map(.region)')" '["solve"]'
 # A tail past the end of a file whose records are whole: what a killed
@@ -310,6 +315,23 @@ expect merge-calls "$(field "$tmp/m.csv" solve calls)" $((172 + 124))
 expect merge-instructions-incl "$(field "$tmp/m.csv" solve instructions_incl)" $((14400 + 10400))
 expect merge-instructions-max "$(field "$tmp/m.csv" solve instructions_max)" 960
 
+# ---- MPI ranks: the per-rank view and the spread -----------------------------
+# Three ranks (gen_report --rank): each file's heading says which; the
+# section comes without --ranks, sorted by rank; solve of rank r is r + 1
+# times rank 0's (5.20 k): min 5.20 k, mean 10.4 k, max 15.6 k at rank 2.
+gen mpi2.pmc --id 2 --rank 2 --size 3 --rows 20 --threads 2
+gen mpi0.pmc --id 0 --rank 0 --size 3 --rows 20 --threads 2
+gen mpi1.pmc --id 1 --rank 1 --size 3 --rows 20 --threads 2
+golden ranks mpi2.pmc mpi0.pmc mpi1.pmc
+(cd "$IN" && "$R" mpi0.pmc mpi1.pmc mpi2.pmc) >"$tmp/ranks"
+solve=$(awk '/^## spread across 3 ranks/ { on = 1 } on && $1 == "solve" { print $5, $6, $7, $8, $9, $10, $11, $12; exit }' "$tmp/ranks")
+expect ranks-solve-spread "$solve" "5.20 k 10.4 k 15.6 k 2 1.50"
+expect ranks-heading "$(grep -c '^# mpi[012].pmc: app (pid [0-9]*, rank [012] of 3,' "$tmp/ranks")" 3
+(cd "$IN" && "$R" --ranks "$S") >"$tmp/ranks"
+expect ranks-none "$(grep -c '^## ranks: none (no file is of a process that called MPI_Init)$' "$tmp/ranks")" 1
+(cd "$IN" && "$R" mpi0.pmc) >"$tmp/ranks"
+expect ranks-one-not-shown "$(grep -c '^## ranks' "$tmp/ranks")" 0
+
 # ---- diff ------------------------------------------------------------------
 # before: solve io setup parse; after: io setup parse render, doubled.
 gen before.pmc --regions 4 --stacks 3 --rows 24
@@ -348,7 +370,7 @@ fi
 # ---- malformed input: one line naming the file, exit 2, no output ----------
 mkdir "$IN/bad"
 for c in bad-magic version3 header-size tail-unaligned state size0 size-overflow \
-	 unknown-thread unknown-name unknown-stack nvalues thread-mask name-unterminated \
+	 unknown-thread unknown-stack nvalues thread-mask name-unterminated \
 	 stack-frames event-index; do
 	gen "bad/$c.pmc" --corrupt "$c"
 done
