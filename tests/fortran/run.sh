@@ -48,7 +48,7 @@ long=$(awk -F, 'NR > 1 && index($1, "a name longer than the module") == 1 { prin
 # marker error and dropped nothing.
 "$B/pmcshim-report" --format json "$tmp"/run/*.pmc >"$tmp/json" 2>&1
 if grep -q '"errors": \[\]' "$tmp/json" &&
-   grep -q '"dropped": {"full": 0, "busy": 0, "early": 0, "names": 0}' "$tmp/json"; then
+   grep -q '"dropped": {"full": 0, "busy": 0, "early": 0, "names": 0, "ids": 0}' "$tmp/json"; then
 	result balanced ok
 else
 	result balanced fail "$(grep -o '"errors": .\{0,160\}\|"dropped": {[^}]*}' "$tmp/json" | head -3)"

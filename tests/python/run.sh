@@ -53,7 +53,7 @@ done
 # too): the report holds no marker error and dropped nothing.
 "$B/pmcshim-report" --format json "$tmp"/run/*.pmc >"$tmp/json" 2>&1
 if grep -q '"errors": \[\]' "$tmp/json" &&
-   grep -q '"dropped": {"full": 0, "busy": 0, "early": 0, "names": 0}' "$tmp/json"; then
+   grep -q '"dropped": {"full": 0, "busy": 0, "early": 0, "names": 0, "ids": 0}' "$tmp/json"; then
 	result balanced ok
 else
 	result balanced fail "$(grep -o '"errors": .\{0,160\}\|"dropped": {[^}]*}' "$tmp/json" | head -3)"
