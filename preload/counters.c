@@ -1,5 +1,14 @@
-/* perf_event_open for the calling thread (pid 0, any cpu), user space only
- * unless asked otherwise, all events in one group so they count together. */
+/* perf_event_open for the calling thread (pid 0, any cpu), in the mode
+ * each event asks for (events.c), all events in one group so they count
+ * together. Once a group with a software event has its members in, its
+ * leader is disabled and enabled again: a software member added to a group
+ * already counting counts nothing until the thread is next scheduled in
+ * (seen on 6.18: a task-clock group's context-switches missing the first
+ * switch), and the enable schedules the whole group at once. Hardware-only
+ * groups are left alone (the guest's exact read() counts came out off after
+ * the toggle). The leader is not opened disabled instead: arm64 does not
+ * count a disabled leader when it checks that a group fits its counters,
+ * so a group one event too big would be taken and then never scheduled. */
 #include "counters.h"
 
 #include <errno.h>
@@ -24,7 +33,7 @@ static int permanent_error(int err)
 }
 
 static int read_int_file(const char *path);
-static int open_one(const struct event_spec *ev, int group);
+static int open_one(const struct event_spec *ev, int user_only, int group);
 
 /* Whether the kernel shows a PMU at all: one of the events every PMU
  * counts opens (and is closed at once). Tells "no PMU" (a VM) from "the
@@ -39,7 +48,7 @@ static int have_pmu(void)
 		int fd;
 
 		ev.config = any[i];
-		if ((fd = open_one(&ev, -1)) >= 0) {
+		if ((fd = open_one(&ev, 1, -1)) >= 0) {
 			close(fd);
 			known = 1;
 		}
@@ -98,7 +107,7 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 static int user_access_sysctl(void);
 #endif
 
-static int open_one(const struct event_spec *ev, int group)
+static int open_one(const struct event_spec *ev, int user_only, int group)
 {
 	struct perf_event_attr attr;
 
@@ -108,7 +117,7 @@ static int open_one(const struct event_spec *ev, int group)
 	attr.config = ev->config;
 	attr.config1 = ev->config1;	/* native events (libpfm4) may use these */
 	attr.config2 = ev->config2;
-	attr.exclude_kernel = ev->exclude_kernel ? 1 : 0;
+	attr.exclude_kernel = ev->exclude_kernel || user_only ? 1 : 0;
 	attr.exclude_hv = 1;
 	attr.read_format = READ_FORMAT;
 #if defined(__aarch64__)
@@ -217,6 +226,46 @@ static int retake(struct counters *c)
 	return 0;
 }
 
+/* In the current group, else (the PMU cannot schedule them together) a
+ * group of its own. */
+static int open_any_group(const struct counters *c, const struct event_spec *ev,
+			  int user_only, int *new_group)
+{
+	int fd = open_one(ev, user_only, c->ngroups ? c->leader[c->ngroups - 1] : -1);
+
+	*new_group = c->ngroups == 0;
+	if (fd < 0 && c->ngroups && (errno == EINVAL || errno == ENOSPC)) {
+		fd = open_one(ev, user_only, -1);
+		*new_group = 1;
+	}
+	return fd;
+}
+
+static int has_software(const struct counters *c, const struct event_list *ev, int g)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->group[i] == g && ev->ev[i].type == PERF_TYPE_SOFTWARE)
+			return 1;
+	return 0;
+}
+
+static void restart_groups(const struct counters *c, const struct event_list *ev)
+{
+	for (int g = 0; g < c->ngroups; g++) {
+		if (c->size[g] < 2 || !has_software(c, ev, g))
+			continue;
+		ioctl(c->leader[g], PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(c->leader[g], PERF_EVENT_IOC_ENABLE, 0);
+	}
+}
+
+/* Kernel mode asked for and not allowed (perf_event_paranoid): user
+ * space may still be. */
+static int kernel_refused(const struct event_spec *ev, int err)
+{
+	return !ev->exclude_kernel && (err == EACCES || err == EPERM);
+}
+
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first)
 {
@@ -232,11 +281,12 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		if (!first && status[i].source == SOURCE_UNAVAILABLE &&
 		    permanent_error(status[i].err))
 			continue;
-		int fd = open_one(&ev->ev[i], c->ngroups ? c->leader[c->ngroups - 1] : -1);
-		int new_group = c->ngroups == 0;
-		if (fd < 0 && c->ngroups && (errno == EINVAL || errno == ENOSPC)) {
-			fd = open_one(&ev->ev[i], -1);
-			new_group = 1;
+		int new_group;
+		int fd = open_any_group(c, &ev->ev[i], status[i].user_only, &new_group);
+		if (fd < 0 && first && kernel_refused(&ev->ev[i], errno)) {
+			explain(&status[i], &ev->ev[i], errno);
+			fd = open_any_group(c, &ev->ev[i], 1, &new_group);
+			status[i].user_only = fd >= 0;
 		}
 		if (fd < 0) {
 			if (first)
@@ -259,6 +309,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		if (first)
 			status[i].source = c->page[i] ? SOURCE_USER : SOURCE_READ;
 	}
+	restart_groups(c, ev);
 	if (c->nopen == 0)
 		c->all_user = 0;
 	c->multiplexed = c->ngroups > 1;

@@ -21,6 +21,9 @@ enum event_source {
 struct event_status {
 	enum event_source source;
 	int err;		/* errno of a failed open */
+	/* The kernel refused to count it in kernel mode (err, reason say
+	 * why): it counts in user space only, in every thread. */
+	int user_only;
 	char reason[200];
 };
 

@@ -1,6 +1,8 @@
 /* Event names: perf's generic hardware, cache and software events, raw
  * rNNNN, the CPU's native names through libpfm4 (pfm.c), and the :u / :k /
- * :uk modifiers. */
+ * :uk modifiers. Without one, a software event counts where it happens,
+ * kernel included (a context switch or a page fault happens there: user
+ * space alone reads 0), and a hardware event in user space only. */
 #include "events.h"
 
 #include <ctype.h>
@@ -212,7 +214,7 @@ int events_parse_one(const char *name, struct event_spec *out,
 	}
 	memset(out, 0, sizeof(*out));
 	memcpy(out->name, name, len + 1);
-	out->exclude_kernel = 1;
+	out->exclude_kernel = -1;	/* not given: decided by the type below */
 	if (split_modifier(name, base, out) != 0) {
 		/* "cycles:x": perf's name with a bad modifier */
 		struct event_spec probe;
@@ -224,8 +226,11 @@ int events_parse_one(const char *name, struct event_spec *out,
 			return -1;
 		}
 	}
-	if (parse_perf(base, out) == 0 || parse_native(base, out, why, sizeof(why)) == 0)
+	if (parse_perf(base, out) == 0 || parse_native(base, out, why, sizeof(why)) == 0) {
+		if (out->exclude_kernel < 0)
+			out->exclude_kernel = out->type != PERF_TYPE_SOFTWARE;
 		return 0;
+	}
 	unknown(name, base, why, err, errlen);
 	return -1;
 }
@@ -355,5 +360,6 @@ void events_list(FILE *out, int (*why_not)(const char *name, char *why, size_t l
 		fprintf(out, "; %d events of %s; EVENT:UMASK as libpfm4 spells them):\n", n, pmus);
 		native_each(print_name, &l, pmus, sizeof(pmus), why, sizeof(why));
 	}
-	fputs("\nModifiers: :u user space (the default), :k or :uk with the kernel\n", out);
+	fputs("\nModifiers: :u user space, :k or :uk with the kernel; by default software\n"
+	      "events count in both, the others in user space\n", out);
 }

@@ -14,7 +14,7 @@ struct event_spec {
 	uint32_t type;			/* PERF_TYPE_* */
 	uint64_t config;
 	uint64_t config1, config2;	/* native events' extra fields (libpfm4) */
-	int exclude_kernel;
+	int exclude_kernel;		/* 1: user space only (:u, a hardware event's default) */
 };
 
 struct event_list {

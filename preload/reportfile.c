@@ -19,6 +19,8 @@ _Static_assert(sizeof(struct rf_record) == 8, "record header");
 _Static_assert(sizeof(struct rf_site) % 8 == 0, "site alignment");
 _Static_assert(sizeof(struct rf_thread) % 8 == 0, "thread alignment");
 _Static_assert(sizeof(struct rf_event) % 8 == 0, "event alignment");
+_Static_assert(offsetof(struct rf_event, mode_note) == RF_EVENT_SIZE_V0, "event v0 size");
+_Static_assert(offsetof(struct rf_thread, begin_cpu_ns) == RF_THREAD_SIZE_V0, "thread v0 size");
 _Static_assert(sizeof(struct rf_error) % 8 == 0, "error alignment");
 
 static int fail(char *why, size_t len, const char *fmt, const char *arg)
@@ -119,8 +121,8 @@ void rf_close(struct rf_file *f)
 static uint32_t min_size(uint16_t type)
 {
 	switch (type) {
-	case RF_EVENT: return sizeof(struct rf_event);
-	case RF_THREAD: return sizeof(struct rf_thread);
+	case RF_EVENT: return RF_EVENT_SIZE_V0;
+	case RF_THREAD: return RF_THREAD_SIZE_V0;
 	case RF_NAME: return sizeof(struct rf_name) + 1;
 	case RF_STACK: return sizeof(struct rf_stack);
 	case RF_MODULE: return sizeof(struct rf_module) + 1;

@@ -142,11 +142,15 @@ struct rf_event {
 	uint32_t index;			/* position in the configured list */
 	uint32_t type;			/* perf_event_attr.type */
 	uint64_t config;
-	uint32_t exclude_kernel;
+	uint32_t exclude_kernel;	/* 1: counted in user space only */
 	uint32_t source;		/* enum rf_source, as the first thread found it */
 	char name[48];
 	char reason[200];		/* why unavailable, or empty */
+	/* Records of RF_EVENT_SIZE_V0 bytes (shims before it) end here. */
+	char mode_note[200];		/* why user space only though the kernel was asked, or empty */
 };
+
+#define RF_EVENT_SIZE_V0 280		/* rf_event without mode_note */
 
 enum rf_thread_state {
 	RF_T_RUNNING = 1,
@@ -186,7 +190,17 @@ struct rf_thread {
 	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	char name[16];
 	char lost_reason[64];
+	/* Records of RF_THREAD_SIZE_V0 bytes (shims before them) end here.
+	 * The thread's CPU clock (CLOCK_THREAD_CPUTIME_ID, ns since the task
+	 * began: for a main thread across exec) when the shim began with it
+	 * (the main thread: as the shim's setup started, so its exec and
+	 * loading are before; another thread: at its setup) and at its setup
+	 * (cpu_ns counts from there). Written before the record is published;
+	 * UINT64_MAX: unknown. */
+	uint64_t begin_cpu_ns, setup_cpu_ns;
 };
+
+#define RF_THREAD_SIZE_V0 496		/* rf_thread without begin_cpu_ns, setup_cpu_ns */
 
 struct rf_name {
 	struct rf_record r;

@@ -305,6 +305,10 @@ static void announce(void)
 			   hint ? "; " : "", hint ? hint : "");
 	else if (hint)
 		log_notice("%s (PMCSHIM_QUIET=1 hides this line)", hint);
+	for (int i = 0; i < config.events.n; i++)
+		if (status[i].user_only)
+			log_notice("%s counts in user space only: the kernel refused kernel mode "
+				   "(%s)", config.events.ev[i].name, status[i].reason);
 }
 
 static void set_exe_name(void)
@@ -334,11 +338,13 @@ static void record_events(void)
 		r->index = (uint32_t)i;
 		r->type = e->type;
 		r->config = e->config;
-		r->exclude_kernel = (uint32_t)e->exclude_kernel;
+		r->exclude_kernel = (uint32_t)(e->exclude_kernel || status[i].user_only);
 		r->source = (uint32_t)status[i].source;
 		snprintf(r->name, sizeof(r->name), "%s", e->name);
 		snprintf(r->reason, sizeof(r->reason), "%s",
 			 status[i].source == SOURCE_UNAVAILABLE ? status[i].reason : "");
+		snprintf(r->mode_note, sizeof(r->mode_note), "%s",
+			 status[i].user_only ? status[i].reason : "");
 		mapfile_publish(r);
 	}
 	mapfile_header()->nevents = (uint32_t)config.events.n;
@@ -368,6 +374,7 @@ static void shim_setup(int argc, char **argv)
 	char why[256];
 	struct mapfile_process p;
 
+	threads_note_begin();
 	config_load(&config);
 	names_set_limit((uint32_t)config.max_names);
 	mpi_configure(&config);

@@ -36,6 +36,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_state *registry;
 static uint32_t next_index;
 static struct calibration calib;	/* measured once, on the main thread */
+/* The main thread's CPU clock as the shim's setup began (0: not noted). */
+static uint64_t main_begin_cpu;
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 			 void *(*)(void *), void *);
@@ -112,6 +114,8 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->coverage = (uint32_t)t->ctr.multiplexed;
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
+	r->setup_cpu_ns = t->start_cpu;
+	r->begin_cpu_ns = r->is_main && main_begin_cpu ? main_begin_cpu : t->start_cpu;
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 	mapfile_publish(r);
@@ -131,6 +135,7 @@ static struct thread_state *setup(int lazy, int first)
 	t->own = own;
 	t->tid = gettid();
 	counters_open(&t->ctr, &config->events, status, first);
+	t->start_cpu = clock_thread_cpu_ns();
 	t->rec = thread_record(t, lazy);
 	if (!t->rec) {
 		counters_close(&t->ctr);
@@ -141,7 +146,6 @@ static struct thread_state *setup(int lazy, int first)
 	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
 	regions_coverage(&t->rs, t->ctr.multiplexed);
-	t->start_cpu = clock_thread_cpu_ns();
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
@@ -190,6 +194,9 @@ static void store_counts(struct thread_state *t)
 		return;
 	if (!__atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED) &&
 	    counters_read_totals(&t->ctr, r->totals, r->enabled, r->running) == 0) {
+		for (int e = 0; e < t->ctr.n; e++) /* the shim's calibration out */
+			r->totals[e] -= r->totals[e] > t->shim_counts[e] ? t->shim_counts[e] :
+					r->totals[e];
 		r->total_status = RF_TOTAL_OK;
 		return;
 	}
@@ -205,7 +212,8 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	uint64_t cpu = self ? clock_thread_cpu_ns() : thread_cpu_of(t->tid);
 
 	r->end_mono_ns = clock_mono_ns();
-	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu ? UINT64_MAX : cpu - t->start_cpu;
+	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu + t->shim_cpu ? UINT64_MAX :
+		    cpu - t->start_cpu - t->shim_cpu;
 	store_counts(t);
 	if (!t->named && self)
 		prctl(PR_GET_NAME, r->name, 0, 0, 0);
@@ -289,6 +297,12 @@ void threads_resume(void)
 
 /* --- init and lazy setup ---------------------------------------------------- */
 
+void threads_note_begin(void)
+{
+	if (gettid() == getpid())	/* else the main thread is set up later, lazily */
+		main_begin_cpu = clock_thread_cpu_ns();
+}
+
 void threads_init(const struct config *cfg, struct event_status *st)
 {
 	config = cfg;
@@ -301,12 +315,25 @@ void threads_init(const struct config *cfg, struct event_status *st)
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
+/* The calibration's cost, counted by the thread's counters, is the
+ * shim's, not the program's: measured here, taken out of the totals. */
 void threads_calibrate(void)
 {
 	struct thread_state *t = threads_tls;
+	uint64_t before[EVENTS_MAX] = { 0 }, after[EVENTS_MAX] = { 0 };
+	uint64_t en[EVENTS_MAX], run[EVENTS_MAX], cpu;
+	int counted;
 
-	if (t && calibrate_run(t->rec->index, &calib) == 0)
+	if (!t)
+		return;
+	cpu = clock_thread_cpu_ns();
+	counted = counters_read_totals(&t->ctr, before, en, run) == 0;
+	if (calibrate_run(t->rec->index, &calib) == 0)
 		store_calibration(t->rec);
+	if (counted && counters_read_totals(&t->ctr, after, en, run) == 0)
+		for (int e = 0; e < t->ctr.n; e++)
+			t->shim_counts[e] = after[e] > before[e] ? after[e] - before[e] : 0;
+	t->shim_cpu = clock_thread_cpu_ns() - cpu;
 }
 
 struct thread_state *threads_setup_lazy(void)
@@ -359,6 +386,7 @@ static void reset_own_record(struct thread_state *t)
 	r->is_main = 1;
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
+	r->begin_cpu_ns = r->setup_cpu_ns = t->start_cpu;	/* the child began at the fork */
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 }
@@ -387,6 +415,8 @@ int threads_after_fork_child(void)
 		counters_disable(&t->ctr, before);
 	t->tid = gettid();
 	t->start_cpu = clock_thread_cpu_ns();
+	t->shim_cpu = 0;		/* the parent's calibration: not in these counters */
+	memset(t->shim_counts, 0, sizeof(t->shim_counts));
 	reset_own_record(t);
 	regions_after_fork(&t->rs, &t->ctr);
 	t->next = NULL;

@@ -19,6 +19,9 @@ struct thread_state {
 	struct arena own;		/* the memory of this struct */
 	pid_t tid;
 	uint64_t start_cpu;
+	/* The shim's own work the thread's totals counted (the calibration
+	 * at setup), taken out of them at the end: CPU ns and each event. */
+	uint64_t shim_cpu, shim_counts[EVENTS_MAX];
 	struct rf_thread *rec;		/* in the report file */
 	int named;			/* rec->name set by threads_name, kept */
 	struct counters ctr;
@@ -30,6 +33,9 @@ extern __thread struct thread_state *threads_tls;
 
 /* Constructor: remember the settings and set up the main thread, which
  * fills status (what each event can do in this process). */
+/* Note the main thread's CPU clock as the shim's setup begins: what it ran
+ * before (exec, loading) is told apart in the report. */
+void threads_note_begin(void);
 void threads_init(const struct config *cfg, struct event_status *status);
 /* Measure the markers' own cost on the calling (main) thread, markers
  * active and the guard free; every thread record carries it. */

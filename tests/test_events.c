@@ -22,6 +22,14 @@ static void test_generic_names(void)
 	      e.type == PERF_TYPE_SOFTWARE && e.config == PERF_COUNT_SW_TASK_CLOCK, "task-clock");
 	CHECK(events_parse_one("page-faults", &e, err, sizeof(err)) == 0 &&
 	      e.config == PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+	CHECK(events_parse_one("context-switches", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 0, "a software event counts in the kernel too by default");
+	CHECK(events_parse_one("context-switches:u", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 1, "context-switches:u: user space only");
+	CHECK(events_parse_one("LLC-loads", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 1, "a cache event: user space only by default");
+	CHECK(events_parse_one("r01c2", &e, err, sizeof(err)) == 0 &&
+	      e.exclude_kernel == 1, "a raw event: user space only by default");
 }
 
 static void test_raw_and_modifiers(void)

@@ -13,7 +13,9 @@ struct launch {
 	const char *events_from;	/* "-e" or "PMCSHIM_EVENTS", for messages */
 	const char *depth;		/* -d, or NULL: the shim's default */
 	const char *outdir;		/* -o, or NULL: a new directory named after the command */
-	int quiet;			/* -q */
+	int quiet;			/* -q: the table alone */
+	const char *table;		/* --table / -O: the table's file, NULL: stderr */
+	int table_fd;			/* open on table, or -1 */
 	char **argv;			/* the command */
 	char shim[PATH_MAX];		/* libpmcshim.so */
 	char reader[PATH_MAX];		/* pmcshim-report */
@@ -58,7 +60,10 @@ void launch_check_env(const struct launch *l);
  * status the way a shell reports it (127 not found, 128+N a signal);
  * *ran is 0 when it could not start. */
 int launch_command(const struct launch *l, int *signo, int *ran);
-/* Print the merged table of every report in the run directory. */
+/* Open l->table for the reader's table; 0, or -1 after saying why. */
+int launch_open_table(struct launch *l);
+/* Print the merged table of every report in the run directory (on stderr,
+ * or into l->table), then one line naming the directory (not with -q). */
 void launch_show_reports(const struct launch *l);
 /* Leave with the command's status: re-raising its signal when it died
  * of one. */

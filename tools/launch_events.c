@@ -74,8 +74,12 @@ void launch_events_notice(const char *events)
 	memset(st, 0, sizeof(st));
 	counters_open(&c, &list, st, 1);
 	counters_close(&c);
-	for (int i = 0; i < list.n; i++)
+	for (int i = 0; i < list.n; i++) {
 		missing += st[i].source == SOURCE_UNAVAILABLE;
+		if (st[i].user_only)
+			fprintf(stderr, LAUNCHER ": %s counts in user space only: the kernel "
+				"refused kernel mode (%s)\n", list.ev[i].name, st[i].reason);
+	}
 	if (!missing)
 		return;
 	fprintf(stderr, LAUNCHER ": %s unavailable: ", missing == list.n ? "events" : "some events");

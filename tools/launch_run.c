@@ -180,7 +180,7 @@ static int run_reader(const struct launch *l, struct dirent **files, int n)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		dup2(STDERR_FILENO, STDOUT_FILENO);
+		dup2(l->table_fd >= 0 ? l->table_fd : STDERR_FILENO, STDOUT_FILENO);
 		execv(argv[0], argv);
 		fprintf(stderr, LAUNCHER ": %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -206,12 +206,24 @@ void launch_show_reports(const struct launch *l)
 		if (rc != 0)
 			fprintf(stderr, LAUNCHER ": %s exited with status %d\n", l->reader, rc);
 		else if (!l->quiet)
-			fprintf(stderr, LAUNCHER ": %d report%s in %s\n", n, n == 1 ? "" : "s",
-				l->dir);
+			fprintf(stderr, LAUNCHER ": %s%s%s%d report%s in %s\n",
+				l->table ? "table in " : "", l->table ? l->table : "",
+				l->table ? "; " : "", n, n == 1 ? "" : "s", l->dir);
 	}
 	for (int i = 0; i < n; i++)
 		free(files[i]);
 	free(files);
+}
+
+int launch_open_table(struct launch *l)
+{
+	if (!l->table)
+		return 0;
+	l->table_fd = open(l->table, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (l->table_fd >= 0)
+		return 0;
+	fprintf(stderr, LAUNCHER ": --table '%s': %s\n", l->table, strerror(errno));
+	return -1;
 }
 
 /* Die of the same signal, as a shell's caller expects, without a core

@@ -63,6 +63,8 @@ static void usage(FILE *out)
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
 	      "                     file in full), json-table (the table as JSON)\n"
+	      "  --totals           the totals alone (table and csv): the run's, each\n"
+	      "                     process's, with --threads each thread's\n"
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
 	      "                     could count (one note instead of columns of n/a),\n"
 	      "                     one events line for files that share their events\n"
@@ -163,6 +165,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
 		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
 		{ "collapse-unavailable", no_argument, NULL, 'C' },
+		{ "totals", no_argument, NULL, 'T' },
 		{ "min-coverage", required_argument, NULL, 'c' },
 		{ "source", required_argument, NULL, 'F' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
@@ -188,6 +191,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
 		case 'C': render_table_collapse(true); break;
+		case 'T': o->totals = true; break;
 		case 'c':
 			if (parse_percent(optarg, &o->min_coverage))
 				return 2;
@@ -286,9 +290,15 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	switch (o->format) {
 	case F_TABLE:
 		render_table(stdout, m);
-		render_ranks(stdout, m);
+		if (!o->totals)
+			render_ranks(stdout, m);
 		break;
-	case F_CSV: render_csv(stdout, m); break;
+	case F_CSV:
+		if (o->totals)
+			render_totals_csv(stdout, m);
+		else
+			render_csv(stdout, m);
+		break;
 	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;

@@ -6,10 +6,11 @@
  *
  * Every process writes its report into one run directory; the launcher
  * prints the unavailable-events notice once (the processes are quiet),
- * runs pmcshim-report on the directory and exits with the command's
- * status. Under an MPI launcher (mpirun -np 4 pmcshim ./app) the ranks'
- * launchers share one directory and rank 0's prints the one table
- * (launch_job.c).
+ * runs pmcshim-report on the directory (its table on stderr, or into the
+ * --table file), says in one line where the reports are, and exits with
+ * the command's status. Under an MPI launcher (mpirun -np 4 pmcshim ./app)
+ * the ranks' launchers share one directory and rank 0's prints the one
+ * table (launch_job.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,7 +40,10 @@ static void usage(FILE *out)
 	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
 	      "                     (an MPI job's ranks share it: pmcshim-COMMAND-JOB)\n"
-	      "  -q, --quiet        no notices (unavailable events, where the reports are)\n"
+	      "  -q, --quiet        the table alone: no notices (unavailable events, where\n"
+	      "                     the reports are)\n"
+	      "  -O, --table FILE   the table into FILE instead of stderr (made or\n"
+	      "                     truncated); stderr then gets one line\n"
 	      "      --list-events  the event names, each marked with whether this machine\n"
 	      "                     can count it now, and why not\n"
 	      "      --version      the version\n"
@@ -71,6 +75,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 	static const struct option lo[] = {
 		{ "events", required_argument, NULL, 'e' }, { "depth", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
+		{ "table", required_argument, NULL, 'O' },
 		{ "list-events", no_argument, NULL, OPT_LIST },
 		{ "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
@@ -78,7 +83,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 
 	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:d:o:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
@@ -94,6 +99,13 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 			l->outdir = optarg;
 			break;
 		case 'q': l->quiet = 1; break;
+		case 'O':
+			if (!*optarg) {
+				fputs(LAUNCHER ": --table '': no file named\n", stderr);
+				return 2;
+			}
+			l->table = optarg;
+			break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
@@ -111,7 +123,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 
 int main(int argc, char **argv)
 {
-	static struct launch l;
+	static struct launch l = { .table_fd = -1 };
 	int rc, signo, ran;
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
@@ -122,10 +134,11 @@ int main(int argc, char **argv)
 		return 2;
 	launch_check_env(&l);
 	launch_job_detect(&l);
-	if (launch_find_tools(&l) != 0 ||
+	if (launch_find_tools(&l) != 0 || launch_open_table(&l) != 0 ||
 	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
 		return 2;
-	if (!l.quiet && l.rank <= 0)	/* an MPI job's notice: rank 0's */
+	/* an MPI job's notice: rank 0's; with --table the table says it */
+	if (!l.quiet && !l.table && l.rank <= 0)
 		launch_events_notice(l.events);
 	rc = launch_command(&l, &signo, &ran);
 	if (l.rank >= 0)

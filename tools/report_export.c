@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report_render.h"
+#include "report_totals.h"
 #include "symbolize.h"
 
 /* A number without printf: an export writes millions of them. */
@@ -123,6 +124,8 @@ static void export_events(FILE *out, const struct report *r)
 		key_str(out, ", ", "source", e->source);
 		if (e->reason)
 			key_str(out, ", ", "reason", e->reason);
+		if (e->mode_note)
+			key_str(out, ", ", "mode_note", e->mode_note);
 		fputs("}", out);
 	}
 	fputs(r->nev ? "\n  ],\n" : "],\n", out);
@@ -356,8 +359,10 @@ static void export_errors(FILE *out, const struct report *r)
 	fputs(r->nerrors ? "\n  ]\n" : "]\n", out);
 }
 
-static void export_file(FILE *out, const struct report *r, struct symbolizer *sz)
+static void export_file(FILE *out, const struct model *m, size_t f, struct symbolizer *sz)
 {
+	const struct report *r = m->files[f];
+
 	export_head(out, r);
 	export_events(out, r);
 	fputs("  \"threads\": [", out);
@@ -366,6 +371,9 @@ static void export_file(FILE *out, const struct report *r, struct symbolizer *sz
 		export_thread(out, r, &r->threads[i]);
 	}
 	fputs(r->nthreads ? "\n  ],\n" : "],\n", out);
+	fputs("  \"totals\": ", out);
+	totals_json(out, m, f);
+	fputs(",\n", out);
 	export_stacks(out, r, sz);
 	export_modules(out, r);
 	export_errors(out, r);
@@ -379,7 +387,7 @@ void render_export(FILE *out, struct model *m)
 	if (m->nfiles > 1)
 		fputs("[\n", out);
 	for (size_t f = 0; f < m->nfiles; f++) {
-		export_file(out, m->files[f], sz);
+		export_file(out, m, f, sz);
 		fputs(f + 1 < m->nfiles ? ",\n" : "\n", out);
 	}
 	if (m->nfiles > 1)

@@ -10,6 +10,7 @@
 #include <uthash.h>
 
 #include "report_render.h"
+#include "report_totals.h"
 
 /* ---- escaping ----------------------------------------------------------- */
 
@@ -384,8 +385,10 @@ static void json_regions(FILE *out, struct model *m, const struct gtable *t,
 	fputs("]", out);
 }
 
-static void json_file(FILE *out, const struct report *r)
+static void json_file(FILE *out, const struct model *m, size_t f)
 {
+	const struct report *r = m->files[f];
+
 	fputs("    {\"path\": ", out);
 	json_string(out, r->path);
 	fprintf(out, ", \"pid\": %" PRIu64 ", \"host\": ", r->pid);
@@ -404,13 +407,20 @@ static void json_file(FILE *out, const struct report *r)
 		json_string(out, r->ev[e].name);
 		fputs(", \"source\": ", out);
 		json_string(out, r->ev[e].source);
+		fprintf(out, ", \"mode\": \"%s\"", r->ev[e].exclude_kernel ? "user" : "user+kernel");
 		if (r->ev[e].reason) {
 			fputs(", \"reason\": ", out);
 			json_string(out, r->ev[e].reason);
 		}
+		if (r->ev[e].mode_note) {
+			fputs(", \"mode_note\": ", out);
+			json_string(out, r->ev[e].mode_note);
+		}
 		fputs("}", out);
 	}
-	fputs("],\n     \"errors\": [", out);
+	fputs("],\n     \"totals\": ", out);
+	totals_json(out, m, f);
+	fputs(",\n     \"errors\": [", out);
 	for (size_t i = 0; i < r->nerrors; i++) {
 		const struct rep_error *e = &r->errors[i];
 
@@ -482,7 +492,7 @@ void render_json_table(FILE *out, struct model *m)
 {
 	fputs("{\n  \"files\": [\n", out);
 	for (size_t f = 0; f < m->nfiles; f++) {
-		json_file(out, m->files[f]);
+		json_file(out, m, f);
 		fputs(f + 1 < m->nfiles ? ",\n" : "\n", out);
 	}
 	fputs("  ],\n  \"events\": [", out);
@@ -490,7 +500,9 @@ void render_json_table(FILE *out, struct model *m)
 		fputs(e ? ", " : "", out);
 		json_string(out, m->ev[e]);
 	}
-	fputs("],\n  \"weight\": ", out);
+	fputs("],\n  \"totals\": ", out);
+	totals_json(out, m, SIZE_MAX);
+	fputs(",\n  \"weight\": ", out);
 	json_string(out, model_weight_name(m));
 	fprintf(out, ",\n  \"sort\": \"%s\",\n  \"regions\": ", sort_names[m->o->sort]);
 	json_regions(out, m, &m->tables[0], "  ");

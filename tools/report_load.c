@@ -315,8 +315,9 @@ static void load_events(struct ld *L)
 
 		if (!e) { /* the header counts it, its record is not done (yet) */
 			snprintf(b, sizeof(b), "event%zu", i);
-			r->ev[i] = (struct rep_event){ pool_strdup(&r->pool, b), "unavailable",
-						       "no event record", 0, 0, 0 };
+			r->ev[i] = (struct rep_event){ .name = pool_strdup(&r->pool, b),
+						       .source = "unavailable",
+						       .reason = "no event record" };
 			continue;
 		}
 		r->ev[i].name = FIELD(r, e->name);
@@ -324,6 +325,8 @@ static void load_events(struct ld *L)
 		r->ev[i].reason = e->reason[0] ? FIELD(r, e->reason) : NULL;
 		r->ev[i].type = e->type, r->ev[i].config = e->config;
 		r->ev[i].exclude_kernel = e->exclude_kernel;
+		if (e->r.size >= sizeof(*e) && e->mode_note[0]) /* older shims: no note */
+			r->ev[i].mode_note = FIELD(r, e->mode_note);
 	}
 }
 
@@ -521,6 +524,10 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
+	o->has_begin = t->r.size >= sizeof(*t) && t->begin_cpu_ns != UINT64_MAX &&
+		       t->setup_cpu_ns != UINT64_MAX && t->begin_cpu_ns <= t->setup_cpu_ns;
+	o->begin_cpu_ns = o->has_begin ? t->begin_cpu_ns : 0;
+	o->setup_cpu_ns = o->has_begin ? t->setup_cpu_ns : 0;
 	o->cpu_ns = o->has_cpu ? t->cpu_ns : 0;
 	if (state != RF_T_RUNNING && t->end_mono_ns >= t->start_mono_ns)
 		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;

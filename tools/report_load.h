@@ -34,6 +34,9 @@ struct rep_thread {
 	uint32_t index;			/* rf_thread.index: what sites refer to */
 	uint64_t tid, wall_ns, cpu_ns;
 	bool main, has_cpu, has_wall, has_totals;
+	/* rf_thread.begin_cpu_ns and setup_cpu_ns (not in older files) */
+	bool has_begin;
+	uint64_t begin_cpu_ns, setup_cpu_ns;
 	const char *name, *state, *setup, *lost_reason;
 	uint32_t nvalues;
 	/* slot[e]: where event e is in this thread's site values; 0 when the
@@ -69,7 +72,8 @@ struct rep_module {
 
 struct rep_event {
 	const char *name, *source, *reason;	/* reason may be NULL */
-	uint32_t type, exclude_kernel;
+	const char *mode_note;		/* why user space only though the kernel was asked, or NULL */
+	uint32_t type, exclude_kernel;	/* exclude_kernel: counted in user space only */
 	uint64_t config;
 };
 

@@ -22,6 +22,7 @@ enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
 /* What the user asked for on the command line. */
 struct opts {
 	bool threads, by_process, stacks, symbolize;
+	bool totals;			/* --totals: the totals alone */
 	bool ranks;			/* --ranks: the MPI ranks' section, even for one rank */
 	bool raw;			/* --raw: values as measured (not calibrated, not scaled) */
 	enum sort_field sort;

@@ -80,6 +80,12 @@ void csv_field(FILE *out, const char *s);
 /* ---- the outputs ---- */
 
 void render_table(FILE *out, struct model *m);
+/* The totals (report_totals.c): the run's, perf stat's way, then one row
+ * per process; hide_unavailable: no columns for events no thread could
+ * count. */
+void render_totals(FILE *out, const struct model *m, bool hide_unavailable);
+/* --totals --format csv: a row for the run, then one per process. */
+void render_totals_csv(FILE *out, const struct model *m);
 /* --collapse-unavailable: events without a value in any row of a table get
  * no columns there, one note instead. */
 void render_table_collapse(bool on);

@@ -11,6 +11,7 @@
 
 #include "report_escape.h"
 #include "report_render.h"
+#include "report_totals.h"
 
 /* --collapse-unavailable (the launcher's tables): an event that no row of
  * a table could count gets no columns, and one note under the table says
@@ -317,9 +318,19 @@ static void print_dropped(FILE *out, const struct report *r)
 		fputc('\n', out);
 }
 
+/* Some thread of r has a region row: a marker ran in it. */
+static bool file_has_rows(const struct report *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].nrows)
+			return true;
+	return false;
+}
+
 static void print_file_notes(FILE *out, const struct report *r)
 {
-	if (note_calibration(out, r))
+	/* calibration is about regions: nothing to say without them */
+	if (file_has_rows(r) && note_calibration(out, r))
 		note_below(out, r->nbelow);
 	if (r->ticks_per_ns <= 0)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
@@ -355,14 +366,21 @@ void note_short(FILE *out, const struct report *r)
 			r->cuts == 1 ? "" : "s", r->cut_lost);
 }
 
-/* The events of a and b are the same names, sources and reasons. */
+static bool same_text(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* The events of a and b are the same names, sources, modes and reasons. */
 static bool same_events(const struct report *a, const struct report *b)
 {
 	if (a->nev != b->nev)
 		return false;
 	for (size_t i = 0; i < a->nev; i++)
 		if (strcmp(a->ev[i].name, b->ev[i].name) || strcmp(a->ev[i].source, b->ev[i].source) ||
-		    strcmp(a->ev[i].reason ? a->ev[i].reason : "", b->ev[i].reason ? b->ev[i].reason : ""))
+		    !same_text(a->ev[i].reason, b->ev[i].reason) ||
+		    a->ev[i].exclude_kernel != b->ev[i].exclude_kernel ||
+		    !same_text(a->ev[i].mode_note, b->ev[i].mode_note))
 			return false;
 	return true;
 }
@@ -393,12 +411,59 @@ static void print_file(FILE *out, const struct report *r, bool with_events)
 	note_mpi(out, r);
 }
 
+/* A file's notes beyond calibration: what went short in it. */
+static bool unusual(const struct report *r)
+{
+	bool dropped = false;
+
+	for (size_t k = 0; k < sizeof(r->dropped) / sizeof(r->dropped[0]); k++)
+		dropped |= r->dropped[k] != 0;
+	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped;
+}
+
+/* The launcher's run of many processes (--collapse-unavailable, files
+ * sharing their events): one line for the files (the totals list each
+ * process), a heading only for a file with something to say, one line on
+ * calibration. */
+static void print_files_folded(FILE *out, const struct model *m)
+{
+	const char *dir = m->files[0]->path, *slash = strrchr(dir, '/');
+	bool calib = false;
+	size_t below = 0;
+	char b[200];
+
+	fprintf(out, "# %zu reports in %.*s: %s\n", m->nfiles,
+		slash ? (int)(slash - dir) : 1, slash ? dir : ".", totals_states(m, b, sizeof(b)));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		calib |= r->calibrated && !r->raw && file_has_rows(r);
+		below += r->calibrated && !r->raw ? r->nbelow : 0;
+		if (unusual(r))
+			print_file(out, r, false);
+	}
+	if (calib) {
+		fprintf(out, "#   calibrated: the markers' own cost taken out (pmcshim-report "
+			"FILE shows each file's figures); --raw shows measured values\n");
+		note_below(out, below);
+	}
+}
+
 static void print_events(FILE *out, const struct report *r, const char *label)
 {
 	fputs(label, out);
-	for (size_t i = 0; i < r->nev; i++)
-		fprintf(out, "%s %s [%s%s%s]", i ? "," : "", r->ev[i].name, r->ev[i].source,
-			r->ev[i].reason ? ": " : "", r->ev[i].reason ? r->ev[i].reason : "");
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct rep_event *e = &r->ev[i];
+
+		if (!strcmp(e->source, "unavailable"))
+			fprintf(out, "%s %s [unavailable%s%s]", i ? "," : "", e->name,
+				e->reason ? ": " : "", e->reason ? e->reason : "");
+		else
+			fprintf(out, "%s %s [%s, %s%s%s]", i ? "," : "", e->name, e->source,
+				e->exclude_kernel ? "user" : "user+kernel",
+				e->mode_note ? ": kernel refused: " : "",
+				e->mode_note ? e->mode_note : "");
+	}
 	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
 		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
 		r->serialized ? ")" : "");
@@ -624,6 +689,15 @@ static void print_stacks(FILE *out, struct model *m, const struct gtable *gt)
 	}
 }
 
+/* Some thread of some file has a region row: a marker ran. */
+static bool any_rows(const struct model *m)
+{
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].t->nrows)
+			return true;
+	return false;
+}
+
 static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 {
 	struct table t;
@@ -631,6 +705,11 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 	struct cols cols;
 
 	print_title(out, m, gt);
+	if (!gt->n && !any_rows(m)) {
+		fputs(gt->scope == SC_ALL ? "(no regions: no marker ran; the totals above are "
+		      "the whole run)\n" : "(no regions: no marker ran)\n", out);
+		return;
+	}
 	if (!gt->n) {
 		fprintf(out, "(no regions%s%s)\n", m->o->has_re ? " match --region" : "",
 			gt->nlow ? (m->o->has_re ? " and --min-coverage" : " at --min-coverage") :
@@ -791,19 +870,25 @@ void render_table(FILE *out, struct model *m)
 {
 	bool once = events_once(m);
 
-	for (size_t f = 0; f < m->nfiles; f++)
-		print_file(out, m->files[f], !once);
+	if (once)
+		print_files_folded(out, m);
+	else
+		for (size_t f = 0; f < m->nfiles; f++)
+			print_file(out, m->files[f], true);
 	if (once)
 		print_events(out, m->files[0], "# events of every file:");
-	print_legend(out, m);
+	if (any_rows(m))	/* the legend is the regions' */
+		print_legend(out, m);
+	render_totals(out, m, collapse);
+	for (size_t f = 0; m->o->threads && f < m->nfiles; f++)
+		print_threads(out, m, f);
+	if (m->o->totals)
+		return;
 	for (size_t i = 0; i < m->ntables; i++) {
 		const struct gtable *t = &m->tables[i];
 
 		if (t->scope == SC_PROCESS && t->id == 0)
 			print_processes(out, m);
-		if (t->scope == SC_THREAD && (t->id == 0 || m->threads[t->id - 1].file !=
-					      m->threads[t->id].file))
-			print_threads(out, m, m->threads[t->id].file);
 		print_regions(out, m, t);
 	}
 	for (size_t f = 0; f < m->nfiles; f++)

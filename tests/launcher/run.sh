@@ -156,6 +156,114 @@ else
 	result list_events fail "$(head -5 "$tmp/list")"
 fi
 
+# A wide run: 20 leaves, each forked and exec'd (21 processes, 41 reports:
+# a forked child's and the program it exec'd). stderr is the
+# table (no heading per process: one line of states) and at most two lines
+# more (the unavailable-events notice, where the reports are); -q leaves the
+# table alone; --table puts it in a file and stderr gets one line.
+R=$(realpath "$B/pmcshim-report")
+t=$tmp/fan
+launch "$t" -o run "$TREE" fan 20
+"$R" --collapse-unavailable "$t"/run/* >"$t/table" 2>&1
+tl=$(wc -l <"$t/table") el=$(wc -l <"$t/err")
+if [ $rc = 0 ] && [ "$(ls "$t/run" | wc -l)" = 41 ] && [ "$el" -le $((tl + 2)) ] &&
+   grep -q "^# 41 reports in .*: 21 exited, 20 exec'd$" "$t/err" &&
+   grep -q "^## totals: 21 processes (41 reports: 21 exited, 20 exec'd), 21 threads$" "$t/err" &&
+   ! grep -q '^# .*\.pmc: ' "$t/err" && [ "$(calls leaf "$t/err")" = 40 ] &&
+   grep -q "^pmcshim: 41 reports in $t/run$" "$t/err"; then
+	result fan20_table_plus_two_lines ok
+else
+	result fan20_table_plus_two_lines fail "exit $rc, $el lines on stderr for a table of $tl" \
+		"$(head -5 "$t/err")" "$(tail -3 "$t/err")"
+fi
+
+t=$tmp/fanq
+launch "$t" -q -o run "$TREE" fan 20
+"$R" --collapse-unavailable "$t"/run/* >"$t/table" 2>&1
+if [ $rc = 0 ] && cmp -s "$t/table" "$t/err"; then
+	result fan20_quiet_table_alone ok
+else
+	result fan20_quiet_table_alone fail "exit $rc" "$(diff "$t/table" "$t/err" | head -5)"
+fi
+
+t=$tmp/fanO
+launch "$t" --table tab -o run "$TREE" fan 20
+"$R" --collapse-unavailable "$t"/run/* >"$t/table" 2>&1
+if [ $rc = 0 ] && cmp -s "$t/table" "$t/tab" && [ "$(wc -l <"$t/err")" = 1 ] &&
+   grep -q "^pmcshim: table in tab; 41 reports in $t/run$" "$t/err"; then
+	result table_file_one_line ok
+else
+	result table_file_one_line fail "exit $rc" "$(cat "$t/err")" "$(diff "$t/table" "$t/tab" | head -5)"
+fi
+"$L" -q -O "$tmp/no/such/dir/tab" true 2>"$tmp/Oerr"
+rc=$?
+[ $rc = 2 ] && grep -q "^pmcshim: --table '$tmp/no/such/dir/tab': No such file" "$tmp/Oerr" &&
+	result table_file_unwritable_refused ok ||
+	result table_file_unwritable_refused fail "exit $rc" "$(cat "$tmp/Oerr")"
+
+# json_total KEY FILE: the run total's integer KEY in a json-table export
+json_total() {
+	sed -n 's/^  "totals": {.*"'"$1"'": \([0-9]*\).*/\1/p' "$2"
+}
+# json_event EVENT FILE: the run total's value of EVENT
+json_event() {
+	sed -n 's/^  "totals": .*"'"$1"'": {"value": \([0-9]*\).*/\1/p' "$2"
+}
+
+"$R" --format json-table "$tmp/fan"/run/* >"$tmp/fan.json"
+if grep -q "^  \"totals\": {\"processes\": 21, \"reports\": 41, \"states\": {\"exited\": 21, \"exec'd\": 20}, \"threads\": 21, " "$tmp/fan.json" &&
+   [ "$(grep -c '^     "totals": {"processes": 1, "reports": 1, "threads": 1, ' "$tmp/fan.json")" = 41 ]; then
+	result fan20_json_totals ok
+else
+	result fan20_json_totals fail "$(grep '"totals"' "$tmp/fan.json" | head -3)"
+fi
+
+# A program without markers (sleep) gets its totals: task-clock and, as it
+# sleeps, context switches, counted in the kernel (they happen there).
+t=$tmp/nomarkers
+launch "$t" -e task-clock,context-switches -o run sleep 0.02
+tc=$(sed -n 's/^ *\([0-9,.]*\) msec task-clock .*/\1/p' "$t/err" | tr -d ,.)
+cs=$(sed -n 's/^ *\([0-9,]*\)      context-switches.*/\1/p' "$t/err" | tr -d ,)
+if [ $rc = 0 ] && grep -q '^## totals: sleep (pid [0-9]*, exited), 1 thread$' "$t/err" &&
+   [ "${tc:-0}" -gt 0 ] && [ "${cs:-0}" -gt 0 ] &&
+   grep -q 'context-switches \[read, user+kernel\]' "$t/err" &&
+   grep -q '^(no regions: no marker ran; the totals above are the whole run)$' "$t/err" &&
+   ! grep -q '(no regions)' "$t/err"; then
+	result no_markers_totals_table ok
+else
+	result no_markers_totals_table fail "exit $rc, task-clock '$tc', context-switches '$cs'" \
+		"$(cat "$t/err")"
+fi
+"$R" --format json-table "$t"/run/* >"$t/json"
+if grep -q '^  "totals": {"processes": 1, "reports": 1, "states": {"exited": 1}, "threads": 1, ' "$t/json" &&
+   [ "$(json_event task-clock "$t/json")" -gt 0 ] 2>/dev/null &&
+   [ "$(json_event context-switches "$t/json")" -gt 0 ] 2>/dev/null &&
+   [ "$(json_total cpu_ns "$t/json")" -gt 0 ] 2>/dev/null; then
+	result no_markers_json_totals ok
+else
+	result no_markers_json_totals fail "$(grep '"totals"' "$t/json")"
+fi
+
+# Where the kernel refuses kernel mode (an unprivileged user under
+# perf_event_paranoid 2), a software event counts in user space and the
+# table says so, with why: never a silent 0.
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" -lt 2 ]; then
+	result kernel_refused_says_so "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 2 (have uid $(id -u), paranoid '$paranoid')"
+else
+	u=$(mktemp -d "${TMPDIR:-/tmp}/launcher-nobody.XXXXXX") && chmod 777 "$u"
+	(cd "$u" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$L" -e context-switches -o run sleep 0.01 >out 2>err)
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^pmcshim: context-switches counts in user space only: the kernel refused kernel mode (EACCES' "$u/err" &&
+	   grep -q 'context-switches \[read, user: kernel refused: EACCES' "$u/err"; then
+		result kernel_refused_says_so ok
+	else
+		result kernel_refused_says_so fail "exit $rc" "$(cat "$u/err")"
+	fi
+	rm -rf "$u"
+fi
+
 # A launcher copied away from the shim says so: it never falls back on a
 # path fixed at build time.
 mkdir -p "$tmp/alone" && cp "$L" "$tmp/alone/pmcshim"

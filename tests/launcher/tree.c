@@ -4,7 +4,8 @@
  * run was found.
  *   tree [EXIT [SIGNAL]]   the tree, then exit with EXIT (default 0) or
  *                          die of SIGNAL (after the children are done)
- *   tree leaf              one leaf process */
+ *   tree leaf              one leaf process
+ *   tree fan N             N leaves, each forked and exec'd (a wide run) */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	self[n > 0 ? n : 0] = '\0';
+	if (argc > 2 && strcmp(argv[1], "fan") == 0) {
+		for (int i = atoi(argv[2]); i > 0; i--)
+			start(self, 1);
+		while (wait(NULL) > 0)
+			;
+		return 0;
+	}
 	for (int how = 0; how < 3; how++)
 		kids[how] = start(self, how);
 	PMCSHIM_BEGIN("root");	/* after the forks: the children inherit no open region */

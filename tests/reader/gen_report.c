@@ -226,7 +226,8 @@ static void events(struct gen *g)
 {
 	g->first_event = g->len;
 	for (unsigned e = 0; e < g->events; e++) {
-		struct rf_event *r = add(g, sizeof(*r), RF_EVENT);
+		/* the size a shim before mode_note wrote: the reader takes both */
+		struct rf_event *r = add(g, RF_EVENT_SIZE_V0, RF_EVENT);
 		bool last = e + 1 == g->events;
 
 		r->index = e, r->type = e < 2 ? 0 : 1, r->config = e, r->exclude_kernel = 1;
@@ -336,6 +337,9 @@ static void threads(struct gen *g, uint32_t state)
 		r->open_mask = open_mask(g, t);
 		r->nvalues = 1 + (uint32_t)__builtin_popcount(r->open_mask);
 		r->start_mono_ns = g->start_mono + t * 1000u;
+		/* the main thread ran 2 ms before the shim began (exec, loading) */
+		r->begin_cpu_ns = t ? 1000u * t : 2000000;
+		r->setup_cpu_ns = r->begin_cpu_ns + 300000;
 		snprintf(r->name, sizeof(r->name), t ? "worker-%u" : "app", t & 0xffffu);
 		r->state = RF_T_RUNNING, r->total_status = RF_TOTAL_NONE;
 		if (state != RF_RUNNING || t == 1) /* in a running process, thread 1 ended */

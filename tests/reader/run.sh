@@ -248,6 +248,18 @@ done
 expect cut-short-to-header-bytes "$(cd "$IN" && "$R" cut-header.pmc 2>&1 >/dev/null | sed 's/.*: \([0-9]*\) bytes.*/\1/')" \
 	"$(( $(stat -c %s "$IN/$S") - 4096 ))"
 
+# The totals of a process that exec'd: exec.pmc (its first program) and
+# the sample (the program it exec'd: same pid and tids). One process, two
+# reports, four threads; the CPU before setup is exec.pmc's (2 ms + 1, 2, 3
+# us) and the sample's other threads' (1, 2, 3 us): its main thread began
+# after exec.pmc's ended (begin_cpu_ns 2 ms < 2.3 ms + 1.5 s), so nothing.
+golden totals-exec-chain --totals exec.pmc "$S"
+golden totals-exec-chain-csv --totals --format csv exec.pmc "$S"
+(cd "$IN" && "$R" --totals --format csv exec.pmc "$S") >"$tmp/t.csv"
+expect totals-exec-chain-counts "$(field "$tmp/t.csv" run processes),$(field "$tmp/t.csv" run reports),$(field "$tmp/t.csv" run threads)" 1,2,4
+expect totals-exec-chain-before "$(field "$tmp/t.csv" run before_setup_ns)" 2012000
+expect totals-exec-chain-instructions "$(field "$tmp/t.csv" run instructions)" 32000000
+
 # Without a boot id a reader cannot tell a running process from a dead one.
 gen unsure.pmc --state running --no-boot-id
 expect state-unsure "$(cd "$IN" && "$R" unsure.pmc | head -1)" \

@@ -63,6 +63,8 @@ depth|--depth x touch ran|-d '"'x'"': want 0..64
 output|-o notempty touch ran|-o notempty: the directory is not empty
 output|--output|--output: needs a value
 quiet|--quiet=1 touch ran|--quiet=1: unknown option
+table|--table|--table: needs a value
+table|-O /no/such/dir/t touch ran|--table '"'/no/such/dir/t'"': No such file or directory
 list-events|--list-events=all|--list-events=all: unknown option
 version|--version=2|--version=2: unknown option
 help|--help=1|--help=1: unknown option
@@ -88,6 +90,7 @@ help|--help=1 @|--help=1: unknown option
 watch|--watch=0 @|--watch: '"'0'"' is not a number of seconds
 version|--version=1 @|--version=1: unknown option
 collapse-unavailable|--collapse-unavailable=yes @|--collapse-unavailable=yes: unknown option
+totals|--totals=1 @|--totals=1: unknown option
 min-coverage|--min-coverage 101 @|--min-coverage: '"'101'"' is not a percentage
 -|--no-such-option @|--no-such-option: unknown option
 -|@ --top|--top: needs a value

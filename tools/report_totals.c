@@ -1,0 +1,732 @@
+/* Totals per process and over the run, from the threads' own totals, and
+ * their table: perf stat's block for the run (same units, thousands
+ * separators, derived notes, "(xx.xx%)" where multiplexed), then one row
+ * per process, the lightest folded into one row past PROCESS_ROWS. */
+#include "report_totals.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_escape.h"
+#include "report_render.h"
+
+/* Past this many processes the list shows the heaviest (by CPU time) and
+ * one row for the rest; --by-process shows them all. */
+#define PROCESS_ROWS 10
+
+/* One event summed over threads. Each thread with the event open adds its
+ * value (the scaled estimate where multiplexed, unless raw) and its
+ * enabled and running times; have counts the threads with a value, lack
+ * those without one (no totals yet, lost, never on a counter), absent
+ * those where the event is not open at all (unavailable). */
+struct tval {
+	uint64_t value, enabled, running;
+	uint32_t have, lack, absent;
+	uint32_t not_counted;		/* of lack: open, never on a counter */
+	bool mux;			/* some value counted only part of its time */
+};
+
+/* A process, or the run (all processes). A process that exec'd has a
+ * report per program it ran: nreports counts those, nproc and nthreads
+ * the processes and threads (by pid and tid on each host) as perf stat
+ * would. */
+struct ptotal {
+	size_t nreports, nproc, nthreads;
+	uint64_t wall_ns;		/* the run: first start to last end */
+	bool has_wall;
+	uint64_t cpu_ns;		/* threads' CPU time (user + system) */
+	uint32_t cpu_have, cpu_lack;
+	/* CPU time the threads ran before the shim began with them (exec,
+	 * loading), from their CPU clocks; added to time events' values and
+	 * to cpu_ns, as perf stat counts from exec. before_have: threads that
+	 * tell it. */
+	uint64_t before_ns;
+	uint32_t before_have;
+	struct tval *ev;		/* [m->nev], the model's events */
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t c;
+
+	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
+}
+
+/* Thread total t of report r into v. */
+static void tval_add(struct tval *v, const struct report *r, const struct rep_total *t)
+{
+	if (!strcmp(t->status, "unavailable")) {
+		v->absent++;
+		return;
+	}
+	if (t->has_times) {
+		v->enabled = sat_add(v->enabled, t->enabled);
+		v->running = sat_add(v->running, t->running);
+	}
+	if (!t->has_value) {
+		v->lack++;
+		v->not_counted += !strcmp(t->status, "not counted");
+		return;
+	}
+	v->mux |= t->has_scaled;
+	v->value = sat_add(v->value, t->has_scaled && !r->raw ? t->scaled : t->value);
+	v->have++;
+}
+
+static const struct rep_thread *main_thread(const struct report *r)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].main)
+			return &r->threads[i];
+	return NULL;
+}
+
+/* The main thread's CPU clock when the image before this one (same
+ * process, exec'd into this) ended, or 0: the clock runs on across exec. */
+static uint64_t cpu_at_exec(const struct model *m, size_t f)
+{
+	const struct report *r = m->files[f], *prev = NULL;
+	const struct rep_thread *t;
+
+	for (size_t g = 0; g < m->nfiles; g++) {
+		const struct report *q = m->files[g];
+
+		if (g != f && q->pid == r->pid && q->state == RF_EXECED &&
+		    !strcmp(q->host, r->host) && q->start_ns <= r->start_ns &&
+		    (!prev || q->start_ns > prev->start_ns))
+			prev = q;
+	}
+	t = prev ? main_thread(prev) : NULL;
+	return t && t->has_begin && t->has_cpu ? sat_add(t->setup_cpu_ns, t->cpu_ns) : 0;
+}
+
+/* What thread t ran before the shim began with it. */
+static void add_before(const struct model *m, size_t f, const struct rep_thread *t,
+		       struct ptotal *p)
+{
+	uint64_t from = t->main ? cpu_at_exec(m, f) : 0;
+
+	if (!t->has_begin)
+		return;
+	p->before_ns = sat_add(p->before_ns, t->begin_cpu_ns > from ? t->begin_cpu_ns - from : 0);
+	p->before_have++;
+}
+
+static void add_file(const struct model *m, size_t f, struct ptotal *p)
+{
+	const struct report *r = m->files[f];
+
+	p->nreports++;
+	p->nproc = 1;
+	p->nthreads += r->nthreads;
+	for (size_t i = 0; i < r->nthreads; i++) {
+		const struct rep_thread *t = &r->threads[i];
+
+		if (t->has_cpu)
+			p->cpu_ns = sat_add(p->cpu_ns, t->cpu_ns), p->cpu_have++;
+		else
+			p->cpu_lack++;
+		add_before(m, f, t, p);
+		for (size_t e = 0; e < m->nev; e++) {
+			int k = m->evmap[f * m->nev + e];
+
+			if (k < 0)
+				p->ev[e].absent++;
+			else
+				tval_add(&p->ev[e], r, &t->totals[k]);
+		}
+	}
+}
+
+/* The run's wall time: from the first process's start to the last one's
+ * end (real time: processes of one run share the clock); one process: its
+ * own, on the monotonic clock. */
+static void run_wall(const struct model *m, struct ptotal *p)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if (m->nfiles == 1) {
+		p->wall_ns = m->files[0]->wall_ns, p->has_wall = m->files[0]->has_wall;
+		return;
+	}
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		if (!r->has_end)
+			return;
+		lo = r->start_ns < lo ? r->start_ns : lo;
+		hi = r->end_ns > hi ? r->end_ns : hi;
+	}
+	p->has_wall = m->nfiles && hi >= lo;
+	p->wall_ns = p->has_wall ? hi - lo : 0;
+}
+
+struct id {
+	const char *host;
+	uint64_t id;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : x->id < y->id ? -1 : x->id > y->id;
+}
+
+static size_t distinct(struct id *ids, size_t n)
+{
+	size_t k = n > 0;
+
+	qsort(ids, n, sizeof(*ids), cmp_id);
+	for (size_t i = 1; i < n; i++)
+		k += cmp_id(&ids[i - 1], &ids[i]) != 0;
+	return k;
+}
+
+/* The run's processes and threads: an exec'd report and the one after it
+ * are one process, their main threads one thread. */
+static void count_distinct(const struct model *m, struct ptotal *p)
+{
+	struct id *ids = xcalloc(p->nthreads + m->nfiles + 1, sizeof(*ids));
+	size_t n = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		ids[n++] = (struct id){ m->files[f]->host, m->files[f]->pid };
+	p->nproc = distinct(ids, n);
+	n = 0;
+	for (size_t f = 0; f < m->nfiles; f++)
+		for (size_t i = 0; i < m->files[f]->nthreads; i++)
+			ids[n++] = (struct id){ m->files[f]->host, m->files[f]->threads[i].tid };
+	p->nthreads = distinct(ids, n);
+	free(ids);
+}
+
+/* Process f's totals, or the run's (f = SIZE_MAX); ptotal_free frees them. */
+static void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ev = xcalloc(m->nev + 1, sizeof(*out->ev));
+	if (f != SIZE_MAX) {
+		add_file(m, f, out);
+		out->wall_ns = m->files[f]->wall_ns, out->has_wall = m->files[f]->has_wall;
+	} else {
+		for (size_t i = 0; i < m->nfiles; i++)
+			add_file(m, i, out);
+		run_wall(m, out);
+		count_distinct(m, out);
+	}
+	/* perf stat counts from exec: so do the totals of time */
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_time(m->ev[e]) && out->ev[e].have)
+			out->ev[e].value = sat_add(out->ev[e].value, out->before_ns);
+	if (out->cpu_have)
+		out->cpu_ns = sat_add(out->cpu_ns, out->before_ns);
+}
+
+static void ptotal_free(struct ptotal *p)
+{
+	free(p->ev);
+	p->ev = NULL;
+}
+
+/* running / enabled summed (1: always counting); false without times. */
+static bool tval_coverage(const struct tval *v, double *out)
+{
+	if (!v->enabled)
+		return false;
+	*out = v->running >= v->enabled ? 1 : (double)v->running / (double)v->enabled;
+	return true;
+}
+
+/* Why there is no value: "not supported" (no thread could open it), "not
+ * counted" (open, never on a counter), else "n/a" (no totals: a thread
+ * still running or ended without a word). */
+static const char *tval_missing(const struct tval *v)
+{
+	if (!v->have && !v->lack)
+		return "not supported";
+	return v->not_counted == v->lack ? "not counted" : "n/a";
+}
+
+static const char *state_word(const struct report *r)
+{
+	switch (r->state) {
+	case RF_EXITED: return "exited";
+	case RF_EXECED: return "exec'd";
+	case RF_QUICK_EXIT: return "_exit";
+	default: return r->live ? "running" : "ended without exit";
+	}
+}
+
+const char *totals_states(const struct model *m, char *b, size_t len)
+{
+	static const uint32_t order[] = { RF_EXITED, RF_EXECED, RF_QUICK_EXIT, RF_RUNNING };
+	size_t used = 0;
+
+	b[0] = '\0';
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		/* running splits in two: still running, or ended without a word */
+		for (int live = 0; live < 1 + (order[k] == RF_RUNNING); live++) {
+			const char *word = NULL;
+			size_t n = 0;
+
+			for (size_t f = 0; f < m->nfiles; f++) {
+				const struct report *r = m->files[f];
+
+				if (r->state == order[k] && (order[k] != RF_RUNNING || r->live == live))
+					n++, word = state_word(r);
+			}
+			if (n && used < len)
+				used += (size_t)snprintf(b + used, len - used, "%s%zu %s",
+							 used ? ", " : "", n, word);
+		}
+	}
+	return b;
+}
+
+/* ---- the run's block, as perf stat prints it ------------------------------ */
+
+/* v with thousands separators and, for a time in ns, as msec with two
+ * decimals ("1,393.94"). b: at least 40 bytes. */
+static const char *perf_num(char *b, uint64_t v, bool time)
+{
+	char d[32];
+
+	fmt_num(d, time ? v / 1000000 : v, H_EXACT);
+	if (time)
+		snprintf(b, 40, "%s.%02" PRIu64, d, v / 10000 % 100);
+	else
+		snprintf(b, 40, "%s", d);
+	return b;
+}
+
+static bool name_is(const char *name, const char *want)
+{
+	size_t n = strcspn(name, ":");
+
+	return strlen(want) == n && !strncmp(name, want, n);
+}
+
+/* The model's event named want (modifiers aside) with a value, or -1. */
+static int find_event(const struct model *m, const struct ptotal *p, const char *want)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (name_is(m->ev[e], want) && p->ev[e].have)
+			return (int)e;
+	return -1;
+}
+
+/* perf's rate: "293.414 /sec", "23.395 K/sec". */
+static void rate_note(char *b, size_t len, double per_sec)
+{
+	static const char *const unit[] = { "", "K", "M", "G" };
+	size_t u = 0;
+
+	for (; u < 3 && per_sec >= 1000; u++)
+		per_sec /= 1000;
+	snprintf(b, len, "%8.3f %s/sec", per_sec, unit[u]);
+}
+
+/* The derived note of event e, as perf stat gives it; "" when none. */
+static void derived_note(char *b, size_t len, const struct model *m, const struct ptotal *p,
+			 size_t e)
+{
+	int tc = find_event(m, p, "task-clock"), cyc = find_event(m, p, "cycles");
+	double v = (double)p->ev[e].value, secs;
+
+	b[0] = '\0';
+	if (cyc < 0)
+		cyc = find_event(m, p, "cpu-cycles");
+	if (tc < 0)
+		tc = find_event(m, p, "cpu-clock");
+	secs = tc >= 0 ? (double)p->ev[tc].value / 1e9 : (double)p->cpu_ns / 1e9;
+	if (event_is_time(m->ev[e])) {
+		if (p->has_wall && p->wall_ns)
+			snprintf(b, len, "%8.3f CPUs utilized", v / (double)p->wall_ns);
+	} else if (name_is(m->ev[e], "instructions") && cyc >= 0 && p->ev[cyc].value) {
+		snprintf(b, len, "%8.2f insn per cycle", v / (double)p->ev[cyc].value);
+	} else if ((int)e == cyc && secs > 0) {
+		snprintf(b, len, "%8.3f GHz", v / secs / 1e9);
+	} else if (secs > 0) {
+		rate_note(b, len, v / secs);
+	}
+}
+
+struct marks {
+	bool partial, mux;
+};
+
+static void event_line(FILE *out, const struct model *m, const struct ptotal *p, size_t e,
+		       int namew, struct marks *mk)
+{
+	const struct tval *v = &p->ev[e];
+	bool time = event_is_time(m->ev[e]), partial = v->have && (v->lack || v->absent);
+	char num[48], note[64], cov[32] = "";
+	double c;
+
+	if (!v->have) {
+		snprintf(num, sizeof(num), "<%s>", tval_missing(v));
+		fprintf(out, "%18s      %s\n", num, m->ev[e]);
+		return;
+	}
+	perf_num(num, v->value, time);
+	if (partial)
+		strcat(num, "+");
+	derived_note(note, sizeof(note), m, p, e);
+	if (v->mux && tval_coverage(v, &c) && c < 1)
+		snprintf(cov, sizeof(cov), "  (%.2f%%)", 100 * c);
+	mk->partial |= partial, mk->mux |= *cov != '\0';
+	fprintf(out, "%18s %-4s %-*s%s%s%s\n", num, time ? "msec" : "", namew, m->ev[e],
+		*note ? "  # " : "", note, cov);
+}
+
+static void run_heading(FILE *out, const struct model *m, const struct ptotal *p)
+{
+	char b[200];
+
+	if (m->nfiles == 1) {
+		const struct report *r = m->files[0];
+
+		fprintf(out, "\n## totals: ");
+		char *e = escape_name(r->executable, NAME_COLUMN_MAX);
+		fprintf(out, "%s (pid %" PRIu64 ", %s), %zu thread%s\n", e, r->pid, state_word(r),
+			p->nthreads, p->nthreads == 1 ? "" : "s");
+		free(e);
+		return;
+	}
+	fprintf(out, "\n## totals: %zu process%s (", p->nproc, p->nproc == 1 ? "" : "es");
+	if (p->nreports != p->nproc)
+		fprintf(out, "%zu reports: ", p->nreports);
+	fprintf(out, "%s), %zu thread%s\n", totals_states(m, b, sizeof(b)), p->nthreads,
+		p->nthreads == 1 ? "" : "s");
+}
+
+static bool has_time_event(const struct model *m, const struct ptotal *p)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_time(m->ev[e]) && p->ev[e].have)
+			return true;
+	return false;
+}
+
+static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
+{
+	struct marks mk = { 0 };
+	int namew = 0;
+
+	run_heading(out, m, p);
+	for (size_t e = 0; e < m->nev; e++)
+		if ((int)strlen(m->ev[e]) > namew)
+			namew = (int)strlen(m->ev[e]);
+	for (size_t e = 0; e < m->nev; e++)
+		event_line(out, m, p, e, namew, &mk);
+	fputc('\n', out);
+	if (p->has_wall)
+		fprintf(out, "%18.9f seconds wall%s\n", (double)p->wall_ns / 1e9,
+			m->nfiles > 1 ? " (first start to last end)" : "");
+	if (p->cpu_have)
+		fprintf(out, "%18.9f seconds CPU (the threads' user + system time%s)\n",
+			(double)p->cpu_ns / 1e9, p->cpu_lack ? "; some threads unknown" : "");
+	if (p->cpu_have && p->has_wall && p->wall_ns)
+		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
+			(double)p->cpu_ns / (double)p->wall_ns);
+	if (p->before_have && (has_time_event(m, p) || p->cpu_have))
+		fprintf(out, "%s %.2f msec the threads ran before the shim began with "
+			"them (exec, loading; from their CPU clocks), as perf stat counts from exec\n",
+			has_time_event(m, p) ? "task-clock and CPU include" : "CPU includes",
+			(double)p->before_ns / 1e6);
+	if (mk.mux)
+		fprintf(out, "(xx.xx%%): multiplexed, counted that share of the time; the value "
+			"is scaled to the whole%s\n", m->o->raw ? " (--raw: as measured)" : "");
+	if (mk.partial)
+		fprintf(out, "+ partial: some threads have no total for this event (still "
+			"running, or it could not open there); the sum covers the others\n");
+}
+
+/* ---- the processes -------------------------------------------------------- */
+
+/* The command line as recorded, cut to fit a column. */
+static void put_command(struct table *t, const struct report *r)
+{
+	size_t len = 0;
+	char *s, *e;
+
+	for (size_t i = 0; i < r->argc; i++)
+		len += strlen(r->argv[i]) + 1;
+	s = xmalloc(len + strlen(r->executable) + 2);
+	s[0] = '\0';
+	for (size_t i = 0; i < r->argc; i++) {
+		/* the program's base name: the rest of the line is what tells */
+		const char *a = r->argv[i], *slash = i ? NULL : strrchr(a, '/');
+
+		strcat(strcat(s, i ? " " : ""), slash && slash[1] ? slash + 1 : a);
+	}
+	if (!r->argc)
+		strcpy(s, r->executable);
+	e = escape_name(s, 48);
+	tbl_put(t, "%s%s", e, r->argv_truncated ? " ..." : "");
+	free(e), free(s);
+}
+
+static void put_tval(struct table *t, const struct tval *v, enum how how, bool *mux)
+{
+	char b[40];
+
+	if (!v->have) {
+		tbl_put(t, "%s", strcmp(tval_missing(v), "not counted") ? "n/a" : "n/a*");
+		return;
+	}
+	*mux |= v->mux;
+	tbl_put(t, "%s%s", fmt_num(b, v->value, how), v->mux ? "*" : "");
+}
+
+static void process_cells(struct table *t, const struct model *m, const struct ptotal *p,
+			  const bool *shown, bool *mux)
+{
+	char b[32];
+
+	tbl_put(t, "%zu", p->nthreads);
+	/* the folded row's processes ran at various times: no one wall */
+	tbl_put(t, "%s", p->has_wall ? fmt_num(b, p->wall_ns, H_TIME) : p->nreports > 1 ? "" : "n/a");
+	tbl_put(t, "%s%s", p->cpu_have ? fmt_num(b, p->cpu_ns, H_TIME) : "n/a",
+		p->cpu_have && p->cpu_lack ? "+" : "");
+	for (size_t e = 0; e < m->nev; e++)
+		if (shown[e])
+			put_tval(t, &p->ev[e], how_of(m, (int)e), mux);
+}
+
+/* Which files get a row: all up to the limit, else the heaviest by CPU
+ * time (in the files' order). */
+static void pick_rows(const struct model *m, const struct ptotal *pt, bool *row)
+{
+	size_t limit = m->o->by_process ? SIZE_MAX : PROCESS_ROWS;
+
+	for (size_t f = 0; f < m->nfiles; f++) {
+		size_t heavier = 0;
+
+		for (size_t g = 0; g < m->nfiles && heavier < limit; g++)
+			heavier += pt[g].cpu_ns > pt[f].cpu_ns ||
+				   (pt[g].cpu_ns == pt[f].cpu_ns && g < f);
+		row[f] = heavier < limit;
+	}
+}
+
+static const struct model *sort_model;
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct report *x = sort_model->files[*(const size_t *)a];
+	const struct report *y = sort_model->files[*(const size_t *)b];
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The files in the order their processes started. */
+static size_t *by_start(const struct model *m)
+{
+	size_t *order = xcalloc(m->nfiles, sizeof(*order));
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		order[f] = f;
+	sort_model = m;
+	qsort(order, m->nfiles, sizeof(*order), cmp_start);
+	return order;
+}
+
+static void process_table(FILE *out, const struct model *m, const struct ptotal *pt,
+			  const bool *shown)
+{
+	bool *row = xcalloc(m->nfiles, sizeof(*row)), mux = false;
+	struct ptotal rest = { .ev = xcalloc(m->nev + 1, sizeof(*rest.ev)) };
+	size_t nshown = 0;
+	struct table t;
+
+	size_t *order = by_start(m);
+
+	pick_rows(m, pt, row);
+	for (size_t e = 0; e < m->nev; e++)
+		nshown += shown[e];
+	tbl_init(&t, 6 + nshown);
+	tbl_left(&t, 1), tbl_left(&t, 2);
+	tbl_put(&t, "pid"), tbl_put(&t, "command"), tbl_put(&t, "state");
+	tbl_put(&t, "threads"), tbl_put(&t, "wall"), tbl_put(&t, "cpu");
+	for (size_t e = 0; e < m->nev; e++)
+		if (shown[e])
+			tbl_put(&t, "%s", m->ev[e]);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		size_t f = order[i];
+		const struct report *r = m->files[f];
+
+		if (!row[f]) {
+			add_file(m, f, &rest);
+			continue;
+		}
+		tbl_put(&t, "%" PRIu64, r->pid);
+		put_command(&t, r);
+		tbl_put(&t, "%s", state_word(r));
+		process_cells(&t, m, &pt[f], shown, &mux);
+	}
+	if (rest.nreports) {
+		tbl_put(&t, "%s", "");
+		tbl_put(&t, "(%zu more)", rest.nreports);
+		tbl_put(&t, "%s", "");
+		process_cells(&t, m, &rest, shown, &mux);
+	}
+	fprintf(out, "\n## totals per process%s\n", rest.nreports ? ", the heaviest by CPU time "
+		"(--by-process: all)" : "");
+	tbl_print(&t, out);
+	if (mux)
+		fprintf(out, "* multiplexed: counted part of the time; shown is the scaled "
+			"estimate%s\n", m->o->raw ? " (--raw: as measured)" : "");
+	ptotal_free(&rest);
+	free(row), free(order);
+}
+
+void render_totals(FILE *out, const struct model *m, bool hide_unavailable)
+{
+	struct ptotal run, *pt;
+	bool *shown = xcalloc(m->nev + 1, sizeof(*shown));
+
+	ptotal_of(m, SIZE_MAX, &run);
+	run_block(out, m, &run);
+	if (m->nfiles > 1) {
+		pt = xcalloc(m->nfiles, sizeof(*pt));
+		for (size_t f = 0; f < m->nfiles; f++)
+			ptotal_of(m, f, &pt[f]);
+		for (size_t e = 0; e < m->nev; e++)
+			shown[e] = !hide_unavailable || run.ev[e].have || run.ev[e].lack;
+		process_table(out, m, pt, shown);
+		for (size_t f = 0; f < m->nfiles; f++)
+			ptotal_free(&pt[f]);
+		free(pt);
+	}
+	ptotal_free(&run);
+	free(shown);
+}
+
+/* ---- machine formats ------------------------------------------------------ */
+
+static const char *tval_status(const struct tval *v)
+{
+	if (!v->have)
+		return tval_missing(v);
+	if (v->lack || v->absent)
+		return "partial";
+	return v->mux ? "multiplexed" : "counted";
+}
+
+static void json_u64(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, "%" PRIu64, v);
+	else
+		fputs("null", out);
+}
+
+/* How many files ended in each state, as an object. */
+static void json_states(FILE *out, const struct model *m)
+{
+	char b[200], *save = NULL;
+
+	fputs(", \"states\": {", out);
+	totals_states(m, b, sizeof(b));
+	for (char *t = strtok_r(b, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *word = strchr(t + (*t == ' '), ' ');
+
+		if (!word)
+			continue;
+		*word++ = '\0';
+		fputs(t == b ? "" : ", ", out);
+		json_string(out, word);
+		fprintf(out, ": %s", t + (*t == ' '));
+	}
+	fputs("}", out);
+}
+
+void totals_json(FILE *out, const struct model *m, size_t f)
+{
+	struct ptotal p;
+
+	ptotal_of(m, f, &p);
+	fprintf(out, "{\"processes\": %zu, \"reports\": %zu", p.nproc, p.nreports);
+	if (f == SIZE_MAX)
+		json_states(out, m);
+	fprintf(out, ", \"threads\": %zu, \"wall_ns\": ", p.nthreads);
+	json_u64(out, p.has_wall, p.wall_ns);
+	fputs(", \"cpu_ns\": ", out);
+	json_u64(out, p.cpu_have > 0, p.cpu_ns);
+	fputs(", \"before_setup_ns\": ", out);
+	json_u64(out, p.before_have > 0, p.before_ns);
+	fputs(", \"events\": {", out);
+	for (size_t e = 0; e < m->nev; e++) {
+		const struct tval *v = &p.ev[e];
+
+		fputs(e ? ", " : "", out);
+		json_string(out, m->ev[e]);
+		fputs(": {\"value\": ", out);
+		json_u64(out, v->have > 0, v->value);
+		fprintf(out, ", \"enabled_ns\": %" PRIu64 ", \"running_ns\": %" PRIu64
+			", \"threads_counted\": %" PRIu32 ", \"status\": \"%s\"}", v->enabled,
+			v->running, v->have, tval_status(v));
+	}
+	fputs("}}", out);
+	ptotal_free(&p);
+}
+
+static void csv_u64(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, ",%" PRIu64, v);
+	else
+		fputs(",", out);
+}
+
+static void csv_row(FILE *out, const struct model *m, const char *scope, const struct report *r,
+		    const struct ptotal *p)
+{
+	fprintf(out, "%s,", scope);
+	if (r) {
+		fprintf(out, "%" PRIu64 ",", r->pid);
+		csv_field(out, r->executable);
+		putc(',', out);
+		csv_field(out, state_word(r));
+	} else {
+		fputs(",,", out);	/* no pid, executable, state */
+	}
+	fprintf(out, ",%zu,%zu,%zu", p->nproc, p->nreports, p->nthreads);
+	csv_u64(out, p->has_wall, p->wall_ns);
+	csv_u64(out, p->cpu_have > 0, p->cpu_ns);
+	csv_u64(out, p->before_have > 0, p->before_ns);
+	for (size_t e = 0; e < m->nev; e++) {
+		csv_u64(out, p->ev[e].have > 0, p->ev[e].value);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%s", p->ev[e].enabled, p->ev[e].running,
+			tval_status(&p->ev[e]));
+	}
+	putc('\n', out);
+}
+
+void render_totals_csv(FILE *out, const struct model *m)
+{
+	struct ptotal p;
+
+	fputs("scope,pid,executable,state,processes,reports,threads,wall_ns,cpu_ns,before_setup_ns",
+	      out);
+	for (size_t e = 0; e < m->nev; e++) {
+		const char *n = m->ev[e];
+
+		fprintf(out, ",%s,%s_enabled_ns,%s_running_ns,%s_status", n, n, n, n);
+	}
+	putc('\n', out);
+	ptotal_of(m, SIZE_MAX, &p);
+	csv_row(out, m, "run", NULL, &p);
+	ptotal_free(&p);
+	for (size_t f = 0; f < m->nfiles; f++) {
+		ptotal_of(m, f, &p);
+		csv_row(out, m, "process", m->files[f], &p);
+		ptotal_free(&p);
+	}
+}
