@@ -212,7 +212,8 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
-	s = sites_lookup(&rs->sites, id, caller, (uintptr_t)__builtin_frame_address(0));
+	s = sites_lookup(&rs->sites, id, caller, rs->frames[rs->nframes].site,
+			 (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -253,7 +254,7 @@ static inline __attribute__((always_inline)) void begin_guarded(struct region_st
 	struct frame *f;
 
 	if (unlikely(rs->depth || short_of_room(rs, id) ||
-		     !(s = sites_cached(&rs->sites, id, caller)))) {
+		     !(s = sites_cached(&rs->sites, id, caller, rs->frames[rs->nframes].site)))) {
 		slow(rs, c, id, caller);
 		return;
 	}
