@@ -22,6 +22,7 @@
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
+#include "report_tree.h"
 
 static void usage(FILE *out)
 {
@@ -54,8 +55,17 @@ static void usage(FILE *out)
 	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
-	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
-	      "                     file in full), json-table (the table as JSON)\n"
+	      "  --format FORMAT    table (default), csv, folded (region paths for flame\n"
+	      "                     graphs: main;solve;factor WEIGHT), folded-stacks (each\n"
+	      "                     region's call-site stacks folded), speedscope (a region\n"
+	      "                     flame graph for the speedscope viewer), html (one\n"
+	      "                     self-contained page), json (each file in full),\n"
+	      "                     json-table (the table as JSON)\n"
+	      "  --tree             the region tree instead of the table: each region\n"
+	      "                     under the one open at its begin, with calls, inclusive\n"
+	      "                     and exclusive weight and its share of the total\n"
+	      "  --min-share PCT    --tree: children below PCT% of the total collapsed into\n"
+	      "                     one line (default 0: every node)\n"
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
 	      "                     could count (one note instead of columns of n/a),\n"
 	      "                     one events line for files that share their events\n"
@@ -103,8 +113,9 @@ static int parse_interval(const char *arg, double *v)
 	return 0;
 }
 
-/* --min-coverage's PCT ("50", "12.5", "50%"), as a fraction. */
-static int parse_percent(const char *arg, double *v)
+/* --min-coverage's or --min-share's PCT ("50", "12.5", "50%"), as a
+ * fraction. */
+static int parse_percent(const char *what, const char *arg, double *v)
 {
 	char *end;
 
@@ -113,7 +124,7 @@ static int parse_percent(const char *arg, double *v)
 	if (*end == '%')
 		end++;
 	if (errno || end == arg || *end || !(*v >= 0 && *v <= 100)) {
-		fprintf(stderr, PROG ": --min-coverage: '%s' is not a percentage (0 to 100)\n", arg);
+		fprintf(stderr, PROG ": %s: '%s' is not a percentage (0 to 100)\n", what, arg);
 		return 2;
 	}
 	*v /= 100;
@@ -134,10 +145,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
 		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
 		{ "collapse-unavailable", no_argument, NULL, 'C' },
-		{ "min-coverage", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
+		{ "min-coverage", required_argument, NULL, 'c' },
+		{ "tree", no_argument, NULL, 'T' }, { "min-share", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage" };
-	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
+	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
+					       "folded-stacks", "speedscope", "html" };
 	char *end, msg[256];
 	int c, v, err;
 
@@ -149,6 +163,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;
 		case 'R': o->raw = true; break;
+		case 'T': o->tree = true; break;
+		case 'm':
+			if (parse_percent("--min-share", optarg, &o->min_share))
+				return 2;
+			break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
 		case 'w':
@@ -158,7 +177,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
 		case 'C': render_table_collapse(true); break;
 		case 'c':
-			if (parse_percent(optarg, &o->min_coverage))
+			if (parse_percent("--min-coverage", optarg, &o->min_coverage))
 				return 2;
 			o->has_min_coverage = true;
 			break;
@@ -168,7 +187,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
 		case 'f':
-			if ((v = lookup("--format", optarg, formats, 5)) < 0)
+			if ((v = lookup("--format", optarg, formats, 8)) < 0)
 				return 2;
 			o->format = (enum out_format)v;
 			break;
@@ -241,13 +260,19 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		model_tables(m);
 	switch (o->format) {
 	case F_TABLE:
-		render_table(stdout, m);
+		if (o->tree)
+			render_tree(stdout, m);
+		else
+			render_table(stdout, m);
 		render_ranks(stdout, m);
 		break;
 	case F_CSV: render_csv(stdout, m); break;
 	case F_JSON: render_export(stdout, m); break;
-	case F_FOLDED: render_folded(stdout, m); break;
+	case F_FOLDED: render_tree_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;
+	case F_FOLDED_STACKS: render_folded(stdout, m); break;
+	case F_SPEEDSCOPE: render_speedscope(stdout, m); break;
+	case F_HTML: render_html(stdout, m); break;
 	}
 	model_free(m);
 	return 0;

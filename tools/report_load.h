@@ -47,7 +47,12 @@ struct rep_thread {
 	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	size_t nrows;
 	uint32_t *rows;			/* offsets of its rf_site records from report.base */
+	/* With report.tree: parent[row], the row of the region open at its
+	 * begin (an earlier row), or NO_PARENT for an outermost region. */
+	uint32_t *parent;
 };
+
+#define NO_PARENT UINT32_MAX
 
 struct rep_frame {
 	uint64_t addr, offset;
@@ -90,6 +95,7 @@ struct report {
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
+	bool tree;			/* sites name their parents (RF_TREE): rep_thread.parent */
 	bool raw;			/* values as measured: calibration not taken out */
 	bool calibrated;		/* some thread has a calibration */
 	size_t nbelow;			/* rows with a value below the markers' own cost */

@@ -11,6 +11,7 @@ READER_SRC := tools/pmcshim-report.c tools/report_util.c \
 	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
 	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
 	tools/report_watch.c tools/report_escape.c tools/report_ranks.c
+READER_SRC += tools/report_tree.c tools/report_html.c
 READER_SRC += preload/reportfile.c
 READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -54,6 +55,10 @@ $(B)/tests/reader/stackapp: tests/reader/stackapp.c include/pmcshim.h | $(B)/tes
 $(B)/tests/reader/stackapp-nodbg: tests/reader/stackapp.c include/pmcshim.h | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O0 -g0 -Iinclude -o $@ $< -ldl
 
+# A known region tree, run under the shim by the tree tests.
+$(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
+
 # The fuzz target: libFuzzer, ASan, UBSan, with clang (Debian: clang-14,
 # libclang-rt-14-dev). Frames are not symbolized in it (no elfutils).
 CLANG ?= clang
@@ -77,7 +82,7 @@ $(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
 
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
-	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
+	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg $(B)/tests/reader/treeapp \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.
