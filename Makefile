@@ -46,7 +46,7 @@ all: $(B)/.deps-ok $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 DEB_DEPS := libunwind-dev uthash-dev libjansson-dev libdw-dev libelf-dev clang libclang-rt-14-dev libpfm4-dev
 RUN_DEB_DEPS := libunwind8 libpfm4 gcc g++ make
 TEST_DEB_DEPS := pkg-config man-db qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio \
-                 libopenmpi-dev openmpi-bin libmpich-dev mpich
+                 libopenmpi-dev openmpi-bin libmpich-dev mpich chromium nodejs
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
 $(B)/.deps-ok: Makefile tools/deps.sh

@@ -38,6 +38,21 @@ $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
 $(B)/tools/reportfile.o: preload/reportfile.c $(READER_HDR) | $(B)/tools
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
 
+# The HTML page's script and style (report_html.c) as C strings, made from
+# tools/report_html.js and .css at build time.
+HTML_ASSETS := tools/report_html.js tools/report_html.css
+READER_OBJ += $(B)/tools/report_html_assets.o
+
+$(B)/tools/report_html_assets.c: $(HTML_ASSETS) | $(B)/tools
+	@! grep -il '</script\|</style' $(HTML_ASSETS) || \
+	  { echo "the files above would end the page's element early"; exit 1; }
+	{ for f in js css; do echo "const char report_html_$$f[] ="; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/"/; s/$$/\\n"/' tools/report_html.$$f; \
+	  echo ";"; done; } >$@
+
+$(B)/tools/report_html_assets.o: $(B)/tools/report_html_assets.c
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
+
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)
 
@@ -64,7 +79,8 @@ $(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests
 CLANG ?= clang
 # (host builds only: the fuzzer runs where it is built)
 HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
-FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC))
+FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC)) \
+	$(B)/tools/report_html_assets.c
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
@@ -87,6 +103,8 @@ READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.
 EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+replay
+# The HTML report in Chromium (tests/html/run.sh).
+EXTRA_SUITES += html=sh+tests/html/run.sh
 
 FUZZ_SECONDS ?= 300
 fuzz: $(B)/tests/reader/fuzz_report $(B)/tests/reader/gen_report
