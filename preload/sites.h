@@ -51,9 +51,9 @@ void sites_release(struct sites *ss);
 static inline struct site **sites_slot(struct sites *ss, uint32_t id, uintptr_t caller,
 				       const struct rf_site *parent)
 {
-	uintptr_t p = (uintptr_t)parent;
+	uintptr_t x = caller ^ (uintptr_t)parent;	/* parents differ in bits 3 and up */
 
-	return &ss->cache[(caller ^ (caller >> 9) ^ (p >> 6) ^ id) & (SITE_CACHE - 1)];
+	return &ss->cache[(x ^ (x >> 9) ^ id) & (SITE_CACHE - 1)];
 }
 
 /* s is a site of region id called from caller inside parent (every key

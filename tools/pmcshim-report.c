@@ -314,6 +314,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
+	if (o.tree && o.format != F_TABLE && !is_diff) {
+		fputs(PROG ": --tree prints a table; --format folded, speedscope and html draw the "
+		      "tree themselves\n", stderr);
+		goto out;
+	}
 	if (o.watch > 0) {
 		if (is_diff || n != 1)
 			fputs(PROG " --watch: give one file\n", stderr);
