@@ -5,7 +5,7 @@
 // "FAIL NAME: why" or "SKIP NAME (why)" per check.
 'use strict';
 const puppeteer = require('puppeteer-core');
-const [chromium, treePage, bigPage, bigNodes, limitMs] = process.argv.slice(2);
+const [chromium, treePage, bigPage, bigNodes, limitMs, ranksPage] = process.argv.slice(2);
 
 const say = (ok, name, why) => console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${why}`);
 
@@ -90,12 +90,28 @@ async function bigChecks(browser) {
 	await page.close();
 }
 
+// Two ranks: a view per rank and per thread, the rank named; no tree, said.
+async function rankChecks(browser) {
+	const { page, errors } = await open(browser, ranksPage);
+	const views = await page.$$eval('#view option', (o) => o.map((x) => x.textContent));
+	const files = await page.$eval('#files', (e) => e.textContent);
+	say(views.length === 1 + 2 + 8 && views[2].includes('rank 1 of 2'), 'html-rank-views',
+	    views.join(' | '));
+	say(/no region tree/.test(files) && /unavailable/.test(files), 'html-older-file-noted', files);
+	await page.select('#view', '2');
+	const [n] = await nodeCount(page);
+	say(n > 0, 'html-rank-view-nodes', `${n} nodes`);
+	say(errors.length === 0, 'html-ranks-no-console-errors', errors.join('; '));
+	await page.close();
+}
+
 (async () => {
 	const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
 		args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 	try {
 		await treeChecks(browser);
 		await bigChecks(browser);
+		await rankChecks(browser);
 	} catch (e) {
 		say(false, 'html-browser', String(e).split('\n')[0]);
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # pmcshim-report --format html in a real browser (run from the repository
 # root; make test runs it): the page of a report made by the shim here
-# (tests/reader/treeapp.c) and of a generated 100 000-region report, opened
+# (tests/reader/treeapp.c), of a generated 100 000-region report (timed)
+# and of two generated MPI ranks from an older shim (no tree), opened
 # in Chromium and driven by puppeteer-core from npm (installed once into
 # $B/tests/html). Skipped, visibly, without chromium, node or npm, or when
 # npm cannot install puppeteer-core.
@@ -36,6 +37,9 @@ PMCSHIM_OUTPUT="$tmp/tree.pmc" PMCSHIM_EVENTS=task-clock PMCSHIM_QUIET=1 LD_PREL
 "$R" --format html "$tmp/tree.pmc" >"$tmp/tree.html" || fail html-written "exit $?"
 "$GEN" --rows $BIG --regions $BIG --threads 1 --tree 4 --events 2 "$tmp/big.pmc"
 "$R" --format html "$tmp/big.pmc" >"$tmp/big.html" || fail html-big-written "exit $?"
+"$GEN" --rank 0 --size 2 "$tmp/rank0.pmc"
+"$GEN" --rank 1 --size 2 --id 1 "$tmp/rank1.pmc"
+"$R" --format html "$tmp/rank0.pmc" "$tmp/rank1.pmc" >"$tmp/ranks.html" || fail html-ranks-written "exit $?"
 
 # Self-contained: nothing to fetch.
 if grep -Eqi '(src|href)=|https?://|@import|url\(' "$tmp/tree.html"; then
@@ -62,7 +66,7 @@ if [ ! -d "$NM/node_modules/puppeteer-core" ]; then
 	fi
 fi
 NODE_PATH=$NM/node_modules timeout 300 node tests/html/check.js "$CHROMIUM" \
-	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" >"$tmp/out" 2>&1
+	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" "$tmp/ranks.html" >"$tmp/out" 2>&1
 rc=$?
 while read -r word rest; do
 	case $word in
