@@ -153,6 +153,8 @@ void render_html(FILE *out, struct model *m)
 		"<h2>Region tree</h2>\n<div class=\"controls\">"
 		"<label>view <select id=\"view\"></select></label>"
 		"<label>weight <select id=\"weight\"></select></label>"
+		"<label>colour <select id=\"color\"><option value=\"region\">region</option>"
+		"<option value=\"ipc\">IPC</option></select></label>"
 		"<button id=\"reset\">whole tree</button> <span id=\"count\" class=\"note\"></span>"
 		"</div>\n<div id=\"flame\"></div>\n"
 		"<h2>Regions</h2>\n<div id=\"table-note\" class=\"note\"></div><div id=\"table\"></div>\n"

@@ -13,7 +13,7 @@
 			e.textContent = text;
 		return e;
 	};
-	let tree = null, weight = D.weight, zoom = 0, sortKey = 'incl', sortDir = -1;
+	let tree = null, weight = D.weight, zoom = 0, sortKey = 'incl', sortDir = -1, byIpc = false;
 
 	// Views: everything, each process, each thread.
 	const views = [{ name: 'all processes and threads', pick: () => true }];
@@ -113,7 +113,23 @@
 		return p.join(';');
 	}
 
-	function color(r) {
+	// IPC of node k (its inclusive instructions over cycles), or NaN.
+	function nodeIpc(t, k) {
+		if (!D.ipc)
+			return NaN;
+		return t.incl[k * NV + D.ipc[0]] / t.incl[k * NV + D.ipc[1]];
+	}
+
+	// By name (a region keeps its colour), or by IPC: red below 0.5,
+	// green from 2 up; grey without one.
+	function color(t, k) {
+		const r = t.region[k];
+		if (byIpc) {
+			const x = nodeIpc(t, k);
+			if (!Number.isFinite(x))
+				return '#ccc';
+			return 'hsl(' + Math.round(120 * Math.min(1, Math.max(0, (x - 0.5) / 1.5))) + ',70%,60%)';
+		}
 		let h = 0;
 		for (const c of D.regions[r])
 			h = (h * 31 + c.charCodeAt(0)) >>> 0;
@@ -133,9 +149,10 @@
 			d.className = above ? 'node above' : 'node';
 			d.dataset.id = k;
 			d.style.left = x + 'px', d.style.top = row * ROW_H + 'px';
-			d.style.width = w + 'px', d.style.background = color(t.region[k]);
+			d.style.width = w + 'px', d.style.background = color(t, k);
 			d.title = path(t, k) + '\nincl ' + fmt(t.inclw[k], weight) + ', excl ' +
-				  fmt(t.own[k], weight) + ', calls ' + t.calls[k];
+				  fmt(t.own[k], weight) + ', calls ' + t.calls[k] +
+				  (D.ipc ? ', IPC ' + nodeIpc(t, k).toFixed(2) : '');
 			frag.appendChild(d);
 			rows = Math.max(rows, row + 1);
 			drawn++;
@@ -273,6 +290,13 @@
 			drawFlame();
 		};
 		window.onresize = drawFlame;
+		const cs = $('color');
+		if (!D.ipc)
+			cs.disabled = true;
+		cs.onchange = () => {
+			byIpc = cs.value === 'ipc';
+			drawFlame();
+		};
 	}
 
 	function files() {

@@ -101,6 +101,13 @@ async function rankChecks(browser) {
 	await page.select('#view', '2');
 	const [n] = await nodeCount(page);
 	say(n > 0, 'html-rank-view-nodes', `${n} nodes`);
+	// A metric colours the graph: IPC (instructions and cycles are there).
+	const colours = () => page.$$eval('#flame .node', (d) => d.map((x) => x.style.background).join());
+	const byName = await colours();
+	await page.select('#color', 'ipc');
+	const byIpc = await colours();
+	const tip = await page.$eval('#flame .node', (d) => d.title);
+	say(byIpc !== byName && /IPC [0-9.]+/.test(tip), 'html-ipc-colour', `tip ${tip}`);
 	say(errors.length === 0, 'html-ranks-no-console-errors', errors.join('; '));
 	await page.close();
 }
