@@ -59,7 +59,7 @@ BUILD_DEB_DEPS := gcc make libc6-dev libunwind-dev libdw-dev libelf-dev uthash-d
 # run them. Suites' makefiles may add theirs (TEST_DEB_DEPS +=).
 TEST_DEB_DEPS += g++ libjansson-dev clang libclang-rt-14-dev libpfm4-dev libpfm4 pkg-config man-db \
 	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio python3 gfortran \
-	libopenmpi-dev openmpi-bin libmpich-dev mpich libomp-dev chromium linux-perf
+	libopenmpi-dev openmpi-bin libmpich-dev mpich libomp-dev chromium nodejs linux-perf
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
 $(B)/.deps-ok: Makefile tools/deps.sh

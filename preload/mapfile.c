@@ -782,6 +782,7 @@ static void fill_header(const struct mapfile_process *p)
 	h->tail = RF_HEADER_SIZE;
 	h->state = RF_RUNNING;
 	h->stack_depth = (uint32_t)p->stack_depth;
+	h->flags = RF_TREE;	/* sites.c records each site's parent */
 	set_identity(h);
 	copy(h->clock_source, sizeof(h->clock_source), ARCH_TICKS_NAME);
 	copy(h->user_read, sizeof(h->user_read), ARCH_USER_READ_NAME);

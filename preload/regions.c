@@ -41,6 +41,7 @@ void regions_release(struct region_state *rs)
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
 	rs->frames = NULL;
+	rs->open_site = NULL;
 	rs->active = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->active_cap = rs->nframes = 0;
@@ -182,6 +183,7 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	struct frame *f = &rs->frames[++rs->nframes];
 
 	f->site = site;
+	rs->open_site = site;
 	f->region = id;
 	f->outer = rs->active[id]++ == 0;
 	f->children = 0;
@@ -212,7 +214,8 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
 	/* the walk starts here: the frames below are the shim's own */
-	s = sites_lookup(&rs->sites, id, caller, (uintptr_t)__builtin_frame_address(0));
+	s = sites_lookup(&rs->sites, id, caller, rs->open_site,
+			 (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -253,7 +256,7 @@ static inline __attribute__((always_inline)) void begin_guarded(struct region_st
 	struct frame *f;
 
 	if (unlikely(rs->depth || short_of_room(rs, id) ||
-		     !(s = sites_cached(&rs->sites, id, caller)))) {
+		     !(s = sites_cached(&rs->sites, id, caller, rs->open_site)))) {
 		slow(rs, c, id, caller);
 		return;
 	}
@@ -371,6 +374,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	uint64_t whole = f->outer ? UINT64_MAX : 0;	/* recursion adds nothing to incl */
 	uint32_t seq = rf_site_write_begin(s);
 
+	rs->open_site = parent->site;
 	add(&s->calls, 1);
 	add(&s->child_calls, f->children);
 	parent->children++;
@@ -397,6 +401,7 @@ static void drop_top(struct region_state *rs)
 {
 	struct frame *f = &rs->frames[rs->nframes--];
 
+	rs->open_site = f[-1].site;
 	rs->active[f->region]--;
 }
 

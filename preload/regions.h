@@ -60,6 +60,9 @@ struct region_state {
 	int careful;			/* serialize || coverage: not the plain read */
 	int depth;			/* frames above the call site */
 	struct frame *frames;		/* [0] the root, [1..nframes] open */
+	struct rf_site *open_site;	/* frames[nframes].site (NULL: none open), the
+					 * parent of a begin: kept apart so that the warm
+					 * begin reads it without the frame's address */
 	uint32_t nframes, frames_cap;
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */

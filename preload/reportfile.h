@@ -47,6 +47,7 @@ enum rf_flag {
 	RF_FULL = 2,		/* the file reached its size limit */
 	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
 	RF_CUT = 8,		/* cut short while the process ran: see cut_size */
+	RF_TREE = 16,		/* sites name their parent site (rf_site.parent) */
 };
 
 /* What the shim could not record, counted in the header. */
@@ -284,7 +285,10 @@ struct rf_site {
 	uint32_t stack;			/* rf_stack.id */
 	uint32_t nvalues;
 	uint32_t seq;
-	uint32_t pad;
+	/* With RF_TREE: the offset in the file of the site of the region that
+	 * was open at each begin (same thread, an earlier record), 0 for an
+	 * outermost region. Without RF_TREE (an older shim): 0, no tree. */
+	uint32_t parent;
 	uint64_t calls;
 	uint64_t child_calls;		/* pairs closed directly inside its calls */
 	struct rf_stat v[];		/* nvalues */

@@ -36,7 +36,15 @@ static inline struct site **key_slot(struct sites *ss, const uintptr_t *key, siz
 	return &ss->cache[(h >> 32) & (SITE_CACHE - 1)];
 }
 
-static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t stack)
+/* A site's parent as the file holds it: its record's offset (the file
+ * is below 4 GiB; a fork child's copy is mapped at the same address). */
+static uint32_t parent_offset(const struct rf_site *parent)
+{
+	return parent ? (uint32_t)((const char *)parent - (const char *)mapfile_header()) : 0;
+}
+
+static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t stack,
+				   const struct rf_site *parent)
 {
 	struct rf_site *rec = mapfile_append(RF_SITE, rf_site_size((uint32_t)ss->nv));
 
@@ -45,6 +53,7 @@ static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t s
 	rec->thread = ss->thread;
 	rec->region = region;
 	rec->stack = stack;
+	rec->parent = parent_offset(parent);
 	rec->nvalues = (uint32_t)ss->nv;
 	for (int i = 0; i < ss->nv; i++)
 		rec->v[i].min = UINT64_MAX;
@@ -55,12 +64,12 @@ static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t s
 static struct site *site_new(struct sites *ss, const uintptr_t *key, size_t len)
 {
 	int method = ss->depth ? stacks_last_method() : RF_STACK_CALLER;
-	uint32_t stack = stacks_intern(key + 1, (int)(len / sizeof(uintptr_t)) - 1, method);
+	uint32_t stack = stacks_intern(key + 2, (int)(len / sizeof(uintptr_t)) - 2, method);
 	struct site *s;
 
 	if (stack == UINT32_MAX || !(s = arena_alloc(ss->arena, sizeof(*s) + len)))
 		return NULL;
-	s->rec = site_record(ss, (uint32_t)key[0], stack);
+	s->rec = site_record(ss, (uint32_t)key[0], stack, (const struct rf_site *)key[1]);
 	if (!s->rec)
 		return NULL;
 	s->trail = NULL;
@@ -127,31 +136,35 @@ static void keep_trail(struct sites *ss, struct site *s, const struct fpwalk_tra
  * the trail make a large stack frame, which sites_find at depth 0 and a
  * marker in a signal handler had better not carry). */
 static __attribute__((noinline)) struct site *site_of_stack(struct sites *ss, uint32_t id,
-							     uintptr_t caller, uintptr_t start)
+							     uintptr_t caller,
+							     const struct rf_site *parent,
+							     uintptr_t start)
 {
-	uintptr_t key[1 + STACKS_MAX_FRAMES];
+	uintptr_t key[2 + STACKS_MAX_FRAMES];
 	struct fpwalk_trail trail;
 	struct site *s;
 	size_t words;
 	int saved = errno;
 
 	key[0] = id;
-	words = 1 + (size_t)stacks_capture(start, caller, ss->depth, key + 1, &trail);
+	key[1] = (uintptr_t)parent;
+	words = 2 + (size_t)stacks_capture(start, caller, ss->depth, key + 2, &trail);
 	s = site_through(ss, key_slot(ss, key, words), key, words * sizeof(key[0]));
 	if (s && trail.n) {
 		keep_trail(ss, s, &trail);
-		*sites_slot(ss, id, caller) = s;
+		*sites_slot(ss, id, caller, parent) = s;
 	}
 	errno = saved;
 	return s;
 }
 
-/* Depth 0: the key is the region and the return address. */
-static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller)
+/* Depth 0: the key is the region, the parent and the return address. */
+static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller,
+				 const struct rf_site *parent)
 {
-	uintptr_t key[2] = { id, caller };
+	uintptr_t key[3] = { id, (uintptr_t)parent, caller };
 	int saved = errno;
-	struct site *s = site_through(ss, sites_slot(ss, id, caller), key, sizeof(key));
+	struct site *s = site_through(ss, sites_slot(ss, id, caller, parent), key, sizeof(key));
 
 	errno = saved;
 	return s;
@@ -160,17 +173,19 @@ static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller
 /* What can make a system call keeps errno (site_of_stack, site_at_call):
  * growth of the arena or the index, a new stack (stacks.c), the walk's
  * first look at its thread, libunwind. */
-struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start)
+struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller,
+			   const struct rf_site *parent, uintptr_t start)
 {
-	struct site *s = ss->depth ? site_of_stack(ss, id, caller, start)
-				   : site_at_call(ss, id, caller);
+	struct site *s = ss->depth ? site_of_stack(ss, id, caller, parent, start)
+				   : site_at_call(ss, id, caller, parent);
 
 	return s ? s->rec : NULL;
 }
 
-struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller)
+struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller,
+			 const struct rf_site *parent)
 {
-	uintptr_t key[2] = { id, caller };
+	uintptr_t key[3] = { id, (uintptr_t)parent, caller };
 	const struct site *s = index_find(&ss->index, index_hash(key, sizeof(key)), key,
 					  sizeof(key), same_key);
 

@@ -1,7 +1,9 @@
 /* A thread's accumulators: one RF_SITE record in the report file per
- * (region, call-site stack), which the thread updates in place. Markers
- * find a site through a direct-mapped cache (a slot per call: its region
- * and return address) and, past it, an index of every site of the
+ * (region, parent site, call-site stack), which the thread updates in
+ * place: the same region under two parents is two sites, so the sites
+ * form the exact tree of the thread's regions. Markers find a site
+ * through a direct-mapped cache (a slot per call: its region, return
+ * address and parent) and, past it, an index of every site of the
  * thread. Only the owning thread touches this state. */
 #ifndef PMCSHIM_SITES_H
 #define PMCSHIM_SITES_H
@@ -25,7 +27,7 @@ struct site {
 	int trail_n, trail_cap;		/* records in trail, room for */
 	int trail_words;		/* trail holds a table walk's words */
 	size_t keylen;
-	uintptr_t key[];		/* region id, then the call-site pcs */
+	uintptr_t key[];		/* region id, parent site, then the call-site pcs */
 };
 
 struct sites {
@@ -44,37 +46,46 @@ void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
  * is about to be released (call this first). */
 void sites_release(struct sites *ss);
 
-/* The slot of a call: a cheap mix of its region and return address. At
- * depth 0 they are the whole key; at depth > 0 the slot holds the call's
- * last site, and shares the array with the slots of walked stacks. */
-static inline struct site **sites_slot(struct sites *ss, uint32_t id, uintptr_t caller)
+/* The slot of a call: a cheap mix of its region, return address and
+ * parent site (the region open at its begin). At depth 0 they are the
+ * whole key; at depth > 0 the slot holds the call's last site, and
+ * shares the array with the slots of walked stacks. */
+static inline struct site **sites_slot(struct sites *ss, uint32_t id, uintptr_t caller,
+				       const struct rf_site *parent)
 {
-	return &ss->cache[(caller ^ (caller >> 9) ^ id) & (SITE_CACHE - 1)];
+	uintptr_t x = caller ^ (uintptr_t)parent;	/* parents differ in bits 3 and up */
+
+	return &ss->cache[(x ^ (x >> 9) ^ id) & (SITE_CACHE - 1)];
 }
 
-/* s is a site of region id called from caller (every key is at least
- * these two words). */
-static inline int sites_of_call(const struct site *s, uint32_t id, uintptr_t caller)
+/* s is a site of region id called from caller inside parent (every key
+ * is at least these three words). */
+static inline int sites_of_call(const struct site *s, uint32_t id, uintptr_t caller,
+				const struct rf_site *parent)
 {
-	return s && s->key[1] == caller && s->key[0] == id;
+	return s && s->key[2] == caller && s->key[0] == id &&
+	       s->key[1] == (uintptr_t)parent;
 }
 
 /* The warm path, depth 0: the call's site from its slot; NULL when the
  * slot holds another call's. */
-static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintptr_t caller)
+static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintptr_t caller,
+					   const struct rf_site *parent)
 {
-	struct site *s = *sites_slot(ss, id, caller);
+	struct site *s = *sites_slot(ss, id, caller, parent);
 
-	if (__builtin_expect(sites_of_call(s, id, caller), 1))
+	if (__builtin_expect(sites_of_call(s, id, caller, parent), 1))
 		return s->rec;
 	return NULL;
 }
 
 /* Off the warm path (sites_lookup): the site of region id called from
- * caller, with the stack above it at depth > 0 (walked from start, a
- * frame record of the marker's own below caller's); made the first time.
- * NULL when it cannot be recorded. Keeps the application's errno. */
-struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uintptr_t start);
+ * caller inside parent (NULL: outermost), with the stack above it at
+ * depth > 0 (walked from start, a frame record of the marker's own below
+ * caller's); made the first time. NULL when it cannot be recorded. Keeps
+ * the application's errno. */
+struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller,
+			   const struct rf_site *parent, uintptr_t start);
 
 /* The same, but at depth > 0 first the call's last site, when the frame
  * records from start still hold what the walk to it read (so a walk
@@ -82,20 +93,21 @@ struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller, uint
  * time: a compare per word instead of the walk's checks, the key's hash
  * and its compare. Inline: this is the warm path at depth > 0. */
 static inline struct rf_site *sites_lookup(struct sites *ss, uint32_t id, uintptr_t caller,
-					   uintptr_t start)
+					   const struct rf_site *parent, uintptr_t start)
 {
-	struct site *s = *sites_slot(ss, id, caller);
+	struct site *s = *sites_slot(ss, id, caller, parent);
 
-	if (ss->depth && sites_of_call(s, id, caller) &&
+	if (ss->depth && sites_of_call(s, id, caller, parent) &&
 	    (s->trail_words ? tablewalk_same(start, s->trail_start, s->trail, s->trail_n)
 			    : fpwalk_same(start, s->trail_start, s->trail, s->trail_n)))
 		return s->rec;
-	return sites_find(ss, id, caller, start);
+	return sites_find(ss, id, caller, parent, start);
 }
 
-/* For the unit tests: the site of a region at a call site (depth 0), if
- * the thread has one; and how many sites it has. */
-struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller);
+/* For the unit tests: the site of a region at a call site inside parent
+ * (depth 0), if the thread has one; and how many sites it has. */
+struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller,
+			 const struct rf_site *parent);
 size_t sites_count(const struct sites *ss);
 
 #endif

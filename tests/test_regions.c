@@ -18,10 +18,22 @@
 static struct region_state rs;
 static struct counters none;	/* nopen == 0: wall time only */
 
-/* The site record of region at a call site. */
+/* The site record of region at a call site, inside parent (the site of
+ * the region open at its begin), or outermost. */
+static struct rf_site *find_in(uint32_t region, uintptr_t caller, const struct rf_site *parent)
+{
+	return sites_at(&rs.sites, region, caller, parent);
+}
+
 static struct rf_site *find(uint32_t region, uintptr_t caller)
 {
-	return sites_at(&rs.sites, region, caller);
+	return find_in(region, caller, NULL);
+}
+
+/* A site's parent, from its record's offset in the file. */
+static const struct rf_site *parent_of(const struct rf_site *s)
+{
+	return s->parent ? (const void *)((const char *)mapfile_header() + s->parent) : NULL;
 }
 
 static uint64_t error_count(enum rf_error_kind kind, uint32_t region)
@@ -94,8 +106,11 @@ static void test_nesting_exclusive(void)
 		regions_end(&rs, &none, inner);
 		regions_end(&rs, &none, outer);
 	}
-	struct rf_site *o = find(outer, 0x1000), *i = find(inner, 0x2000);
+	struct rf_site *o = find(outer, 0x1000), *i = find_in(inner, 0x2000, o);
 	CHECK(o && i, "sites exist");
+	CHECK(!find(inner, 0x2000), "inner has no outermost site");
+	CHECK(parent_of(i) == o && !parent_of(o) && (mapfile_header()->flags & RF_TREE),
+	      "the record names its parent");
 	CHECK(o->calls == 5 && i->calls == 10, "calls %llu %llu",
 	      (unsigned long long)o->calls, (unsigned long long)i->calls);
 	CHECK(o->v[0].excl + i->v[0].incl == o->v[0].incl, "outer excl + inner incl == outer incl");
@@ -118,13 +133,16 @@ static void test_recursion_not_double_counted(void)
 	spin();
 	regions_end(&rs, &none, r);
 	regions_end(&rs, &none, r);
-	uint64_t before = find(r, 0x3000)->v[0].incl;
 	regions_end(&rs, &none, r);
-	struct rf_site *s = find(r, 0x3000);
-	CHECK(s->calls == 3, "calls=%llu", (unsigned long long)s->calls);
-	CHECK(before == 0, "inner activations add nothing to incl");
+	/* each level is a node of the tree: rec, rec;rec, rec;rec;rec */
+	struct rf_site *s = find(r, 0x3000), *s2 = find_in(r, 0x3000, s),
+		       *s3 = find_in(r, 0x3000, s2);
+	CHECK(s && s2 && s3 && sites_count(&rs.sites) == 3, "three nodes");
+	CHECK(s->calls == 1 && s2->calls == 1 && s3->calls == 1, "a call each");
+	CHECK(s2->v[0].incl == 0 && s3->v[0].incl == 0, "inner activations add nothing to incl");
 	CHECK(s->v[0].incl == s->v[0].max, "incl is the outermost call alone");
-	CHECK(s->v[0].excl == s->v[0].incl, "excl over all activations sums to incl");
+	CHECK(s->v[0].excl + s2->v[0].excl + s3->v[0].excl == s->v[0].incl,
+	      "excl over all activations sums to incl");
 }
 
 /* A function left open (by exit()) ends at its thread's end, measured,
@@ -162,7 +180,8 @@ static void test_unbalanced(void)
 	CHECK(error_count(RF_ERR_END_MISMATCH, a) == 1, "end-mismatch");
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
 	CHECK(find(a, 0x10) && find(a, 0x10)->calls == 1, "a still measured");
-	CHECK(!find(b, 0x20) || find(b, 0x20)->calls == 0, "b not measured");
+	CHECK(!find_in(b, 0x20, find(a, 0x10)) || find_in(b, 0x20, find(a, 0x10))->calls == 0,
+	      "b not measured");
 	CHECK(find(good, 0x30)->calls == 1, "later regions fine");
 	CHECK(rs.nframes == 0, "nothing left open");
 }
@@ -182,6 +201,36 @@ static void test_sites_split_by_call_site(void)
 	CHECK(find(r, 0x500)->stack != find(r, 0x600)->stack, "distinct stacks");
 }
 
+/* The same region at the same call site under two parents is two nodes
+ * of the tree; the warm path (its cached slot) keeps them apart. */
+static void test_sites_split_by_parent(void)
+{
+	uint32_t a = names_intern("tree-a", NULL), b = names_intern("tree-b", NULL),
+		 leaf = names_intern("tree-leaf", NULL);
+
+	fresh();
+	for (int k = 0; k < 3; k++) {
+		regions_begin(&rs, &none, a, 0xa00);
+		regions_begin(&rs, &none, leaf, 0xc00);
+		regions_end(&rs, &none, leaf);
+		regions_end(&rs, &none, a);
+		regions_begin(&rs, &none, b, 0xb00);
+		for (int j = 0; j < 2; j++) {
+			regions_begin(&rs, &none, leaf, 0xc00);
+			regions_end(&rs, &none, leaf);
+		}
+		regions_end(&rs, &none, b);
+	}
+	struct rf_site *sa = find(a, 0xa00), *sb = find(b, 0xb00);
+	struct rf_site *la = find_in(leaf, 0xc00, sa), *lb = find_in(leaf, 0xc00, sb);
+	CHECK(sa && sb && la && lb && la != lb, "leaf under a and under b: two sites");
+	CHECK(la->calls == 3 && lb->calls == 6, "calls %llu %llu",
+	      la ? (unsigned long long)la->calls : 0, lb ? (unsigned long long)lb->calls : 0);
+	CHECK(parent_of(la) == sa && parent_of(lb) == sb, "parents recorded");
+	CHECK(la->stack == lb->stack, "one call-site stack");
+	CHECK(sites_count(&rs.sites) == 4, "%zu sites", sites_count(&rs.sites));
+}
+
 /* FRAMES_MAX regions open at once; the ones above are dropped, each
  * counted once, and so are their ends. An id no region can have (the API
  * passes whatever the application gives) is refused, not looped on. */
@@ -197,8 +246,8 @@ static void test_nesting_limit(void)
 		regions_end(&rs, &none, r);
 	CHECK(error_count(RF_ERR_TOO_DEEP, r) == 4, "%llu dropped, want 4",
 	      (unsigned long long)error_count(RF_ERR_TOO_DEEP, r));
-	CHECK(find(r, 0x900) && find(r, 0x900)->calls == FRAMES_MAX, "%llu calls",
-	      find(r, 0x900) ? (unsigned long long)find(r, 0x900)->calls : 0);
+	CHECK(find(r, 0x900) && find(r, 0x900)->calls == 1 &&
+	      sites_count(&rs.sites) == FRAMES_MAX, "%zu nodes", sites_count(&rs.sites));
 	regions_begin(&rs, &none, huge, 0x900);
 	regions_end(&rs, &none, huge);
 	CHECK(error_count(RF_ERR_TOO_DEEP, huge) == 1 && rs.nframes == 0 && rs.overflow == 0,
@@ -356,6 +405,7 @@ int main(void)
 	RUN(test_unbalanced);
 	RUN(test_function_open_at_end);
 	RUN(test_sites_split_by_call_site);
+	RUN(test_sites_split_by_parent);
 	RUN(test_name_cache);
 	RUN(test_constant_text);
 	RUN(test_constant_until_dlclose);

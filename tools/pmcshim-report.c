@@ -26,6 +26,7 @@
 #include "report_render.h"
 #include "report_symbols.h"
 #include "symbolize.h"
+#include "report_tree.h"
 
 static void usage(FILE *out)
 {
@@ -61,8 +62,17 @@ static void usage(FILE *out)
 	      "                     mpi\n"
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
-	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
-	      "                     file in full), json-table (the table as JSON)\n"
+	      "  --format FORMAT    table (default), csv, folded (region paths for flame\n"
+	      "                     graphs: main;solve;factor WEIGHT), folded-stacks (each\n"
+	      "                     region's call-site stacks folded), speedscope (a region\n"
+	      "                     flame graph for the speedscope viewer), html (one\n"
+	      "                     self-contained page), json (each file in full),\n"
+	      "                     json-table (the table as JSON)\n"
+	      "  --tree             the region tree instead of the table: each region\n"
+	      "                     under the one open at its begin, with calls, inclusive\n"
+	      "                     and exclusive weight and its share of the total\n"
+	      "  --min-share PCT    --tree: children below PCT% of the total collapsed into\n"
+	      "                     one line (default 0: every node)\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
 	      "                     process's, with --threads each thread's\n"
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
@@ -112,8 +122,9 @@ static int parse_interval(const char *arg, double *v)
 	return 0;
 }
 
-/* --min-coverage's PCT ("50", "12.5", "50%"), as a fraction. */
-static int parse_percent(const char *arg, double *v)
+/* --min-coverage's or --min-share's PCT ("50", "12.5", "50%"), as a
+ * fraction. */
+static int parse_percent(const char *what, const char *arg, double *v)
 {
 	char *end;
 
@@ -122,7 +133,7 @@ static int parse_percent(const char *arg, double *v)
 	if (*end == '%')
 		end++;
 	if (errno || end == arg || *end || !(*v >= 0 && *v <= 100)) {
-		fprintf(stderr, PROG ": --min-coverage: '%s' is not a percentage (0 to 100)\n", arg);
+		fprintf(stderr, PROG ": %s: '%s' is not a percentage (0 to 100)\n", what, arg);
 		return 2;
 	}
 	*v /= 100;
@@ -167,10 +178,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "collapse-unavailable", no_argument, NULL, 'C' },
 		{ "totals", no_argument, NULL, 'T' },
 		{ "min-coverage", required_argument, NULL, 'c' },
-		{ "source", required_argument, NULL, 'F' }, { NULL, 0, NULL, 0 } };
+		{ "source", required_argument, NULL, 'F' },
+		{ "tree", no_argument, NULL, 'E' }, { "min-share", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
-	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
+	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
+					       "folded-stacks", "speedscope", "html" };
 	char *end, msg[256];
 	int c, v, err;
 
@@ -183,6 +197,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;
 		case 'R': o->raw = true; break;
+		case 'E': o->tree = true; break;
+		case 'm':
+			if (parse_percent("--min-share", optarg, &o->min_share))
+				return 2;
+			break;
 		case 'e': o->event = optarg; break;
 		case 'h': usage(stdout); return -1;
 		case 'w':
@@ -193,7 +212,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'C': render_table_collapse(true); break;
 		case 'T': o->totals = true; break;
 		case 'c':
-			if (parse_percent(optarg, &o->min_coverage))
+			if (parse_percent("--min-coverage", optarg, &o->min_coverage))
 				return 2;
 			o->has_min_coverage = true;
 			break;
@@ -203,7 +222,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->sort = (enum sort_field)v, o->sort_given = true;
 			break;
 		case 'f':
-			if ((v = lookup("--format", optarg, formats, 5)) < 0)
+			if ((v = lookup("--format", optarg, formats, 8)) < 0)
 				return 2;
 			o->format = (enum out_format)v;
 			break;
@@ -289,7 +308,10 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		model_tables(m);
 	switch (o->format) {
 	case F_TABLE:
-		render_table(stdout, m);
+		if (o->tree)
+			render_tree(stdout, m);
+		else
+			render_table(stdout, m);
 		if (!o->totals)
 			render_ranks(stdout, m);
 		break;
@@ -300,8 +322,11 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 			render_csv(stdout, m);
 		break;
 	case F_JSON: render_export(stdout, m); break;
-	case F_FOLDED: render_folded(stdout, m); break;
+	case F_FOLDED: render_tree_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;
+	case F_FOLDED_STACKS: render_folded(stdout, m); break;
+	case F_SPEEDSCOPE: render_speedscope(stdout, m); break;
+	case F_HTML: render_html(stdout, m); break;
 	}
 	model_free(m);
 	return 0;
@@ -342,6 +367,11 @@ int main(int argc, char **argv)
 	if (!n) {
 		fputs(PROG ": no report file given (usage: " PROG " [OPTIONS] FILE...; --help "
 		      "for more)\n", stderr);
+		goto out;
+	}
+	if (o.tree && o.format != F_TABLE && !is_diff) {
+		fputs(PROG ": --tree prints a table; --format folded, speedscope and html draw the "
+		      "tree themselves\n", stderr);
 		goto out;
 	}
 	if (o.watch > 0) {

@@ -364,9 +364,14 @@ int run_diff(FILE *out, struct report *before, struct report *after, const struc
 	struct opts mo = *o;
 	struct diff d = { .o = o };
 
-	if (o->format == F_FOLDED) {
+	if (o->format == F_FOLDED || o->format == F_FOLDED_STACKS) {
 		snprintf(why, whylen, "diff: --format folded is not available (flamegraph's "
 			 "difffolded.pl compares two folded outputs)");
+		return 2;
+	}
+	if (o->format == F_SPEEDSCOPE || o->format == F_HTML || o->tree) {
+		snprintf(why, whylen, "diff: --tree and --format speedscope or html are not "
+			 "available (they show one run)");
 		return 2;
 	}
 	/* Each side is one "process" of the model: the same events, regions

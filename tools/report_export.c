@@ -214,6 +214,10 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 	put_u64(out, s->calls);
 	fputs(", \"child_calls\": ", out);
 	put_u64(out, s->child_calls);
+	if (r->tree && t->parent[j] == NO_PARENT)
+		fputs(", \"parent\": null", out);
+	else if (r->tree)
+		fprintf(out, ", \"parent\": %" PRIu32, t->parent[j]);
 	fputs(",\n         \"wall_ns\": ", out);
 	export_value(out, r, t, s, -1);
 	fputs(", \"events\": [", out);

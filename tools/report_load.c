@@ -146,6 +146,7 @@ static bool load_header(struct ld *L)
 	if (h->flags & RF_CUT)
 		r->cuts = h->cuts ? h->cuts : 1, r->cut_size = h->cut_size, r->cut_lost = h->cut_lost;
 	r->serialized = h->flags & RF_SERIALIZED, r->barrier = FIELD(r, h->barrier);
+	r->tree = h->flags & RF_TREE;
 	r->start_ns = h->start_real_ns;
 	r->has_end = r->state != RF_RUNNING;
 	r->end_ns = r->has_end ? h->end_real_ns : 0;
@@ -722,6 +723,35 @@ bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s)
 	return false;
 }
 
+/* The row of a parent site: rows are in file order, and a parent is
+ * written before its children, so it is one of the rows before `row`
+ * (which also rules out a cycle). */
+static bool parent_row(struct ld *L, const struct rep_thread *t, size_t row)
+{
+	uint32_t want = rep_site(L->r, t, row)->parent;
+	size_t lo = 0, hi = row;
+
+	if (!want) {
+		t->parent[row] = NO_PARENT;
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < row && t->rows[lo] == want) {
+		t->parent[row] = (uint32_t)lo;
+		return true;
+	}
+	return bad(L, "site at offset %" PRIu32 ": its parent (offset %" PRIu32 ") is not an "
+		   "earlier site of its thread (a cyclic or broken region tree)",
+		   t->rows[row], want);
+}
+
 /* Each bucket becomes its thread's rows. */
 static bool load_sites(struct ld *L)
 {
@@ -738,8 +768,10 @@ static bool load_sites(struct ld *L)
 		t = &r->threads[L->thread_at[i]];
 		t->rows = b->off, t->nrows = b->n;
 		*b = (struct bucket){ 0 };
+		if (r->tree)
+			t->parent = xmalloc(t->nrows * sizeof(*t->parent));
 		for (size_t j = 0; j < t->nrows; j++) {
-			if (!site_ok(L, rep_site(r, t, j), t))
+			if (!site_ok(L, rep_site(r, t, j), t) || (r->tree && !parent_row(L, t, j)))
 				return false;
 			r->npartial += rep_site_partial(rep_site(r, t, j));
 			r->nbelow += rep_below_calibration(t, rep_site(r, t, j));
@@ -980,7 +1012,7 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	for (size_t i = 0; i < r->nthreads; i++)
-		free(r->threads[i].totals), free(r->threads[i].rows);
+		free(r->threads[i].totals), free(r->threads[i].rows), free(r->threads[i].parent);
 	free(r->threads), free(r->ev), free(r->names), free(r->origins), free(r->stacks), free(r->frames);
 	free(r->unknown);
 	free(r->stackrec);

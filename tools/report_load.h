@@ -50,7 +50,12 @@ struct rep_thread {
 	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
 	size_t nrows;
 	uint32_t *rows;			/* offsets of its rf_site records from report.base */
+	/* With report.tree: parent[row], the row of the region open at its
+	 * begin (an earlier row), or NO_PARENT for an outermost region. */
+	uint32_t *parent;
 };
+
+#define NO_PARENT UINT32_MAX
 
 struct rep_frame {
 	uint64_t addr, offset;
@@ -105,6 +110,7 @@ struct report {
 	uint32_t cuts;
 	uint64_t cut_size, cut_lost;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
+	bool tree;			/* sites name their parents (RF_TREE): rep_thread.parent */
 	bool raw;			/* values as measured: calibration not taken out */
 	bool calibrated;		/* some thread has a calibration */
 	size_t nbelow;			/* rows with a value below the markers' own cost */

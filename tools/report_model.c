@@ -226,6 +226,12 @@ static struct rowval row_value(const struct model *m, const struct mthread *t, s
 	return site_value(r, t->t, rep_site(r, t->t, j), k);
 }
 
+struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
+			      int e)
+{
+	return row_value(m, t, j, e);
+}
+
 static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
 {
 	return rep_site(m->files[t->file], t->t, j)->calls;
@@ -393,7 +399,7 @@ struct model *model_new(struct report **files, size_t n, const struct opts *o, c
 	}
 	find_ipc(m);
 	process_totals(m);
-	if (o->stacks || o->format == F_FOLDED) {
+	if (o->stacks || o->format == F_FOLDED_STACKS) {
 		map_modules(m);
 		map_stacks(m);
 	}

@@ -17,7 +17,8 @@
 
 enum sort_field { S_INCL, S_EXCL, S_MEAN, S_MIN, S_MAX, S_CALLS, S_SHARE, S_IPC, S_WALL,
 		  S_NAME, S_COVERAGE, S_SOURCE };
-enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE };
+enum out_format { F_TABLE, F_CSV, F_JSON, F_FOLDED, F_JSON_TABLE, F_FOLDED_STACKS,
+		  F_SPEEDSCOPE, F_HTML };
 
 /* What the user asked for on the command line. */
 struct opts {
@@ -36,6 +37,8 @@ struct opts {
 	double min_coverage;		/* --min-coverage, as a fraction */
 	enum out_format format;
 	double watch;			/* --watch interval in seconds, 0: no */
+	bool tree;			/* --tree: the region tree (report_tree.h) */
+	double min_share;		/* --min-share, as a fraction */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with
@@ -67,6 +70,11 @@ struct rowval {
  * interval) reads a row. */
 struct rowval site_value(const struct report *r, const struct rep_thread *t,
 			 const struct rf_site *s, int e);
+struct model;
+struct mthread;
+/* The same for row j of model thread t and model event e (-1: wall). */
+struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
+			      int e);
 /* Adds a row's value to a sum (calls: the row's, for the mean). */
 void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls);
 

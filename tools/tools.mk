@@ -12,6 +12,7 @@ READER_SRC := tools/pmcshim-report.c tools/report_util.c \
 	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
 	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c \
 	tools/report_totals.c
+READER_SRC += tools/report_tree.c tools/report_html.c
 READER_SRC += preload/reportfile.c
 READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -38,6 +39,21 @@ $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
 $(B)/tools/reportfile.o: preload/reportfile.c $(READER_HDR) | $(B)/tools
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
 
+# The HTML page's script and style (report_html.c) as C strings, made from
+# tools/report_html.js and .css at build time.
+HTML_ASSETS := tools/report_html.js tools/report_html.css
+READER_OBJ += $(B)/tools/report_html_assets.o
+
+$(B)/tools/report_html_assets.c: $(HTML_ASSETS) | $(B)/tools
+	@! grep -il '</script\|</style' $(HTML_ASSETS) || \
+	  { echo "the files above would end the page's element early"; exit 1; }
+	{ for f in js css; do echo "const char report_html_$$f[] ="; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/"/; s/$$/\\n"/' tools/report_html.$$f; \
+	  echo ";"; done; } >$@
+
+$(B)/tools/report_html_assets.o: $(B)/tools/report_html_assets.c
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
+
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)
 
@@ -55,12 +71,17 @@ $(B)/tests/reader/stackapp: tests/reader/stackapp.c include/pmcshim.h | $(B)/tes
 $(B)/tests/reader/stackapp-nodbg: tests/reader/stackapp.c include/pmcshim.h | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O0 -g0 -Iinclude -o $@ $< -ldl
 
+# A known region tree, run under the shim by the tree tests.
+$(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
+
 # The fuzz target: libFuzzer, ASan, UBSan, with clang (Debian: clang-14,
 # libclang-rt-14-dev). Frames are not symbolized in it (no elfutils).
 CLANG ?= clang
 # (host builds only: the fuzzer runs where it is built)
 HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
-FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC))
+FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC)) \
+	$(B)/tools/report_html_assets.c
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
@@ -83,11 +104,13 @@ $(B)/tests/reader/shrinker.so: tests/reader/shrinker.c | $(B)/tests/reader
 
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
 	$(B)/tests/reader/shrinker.so \
-	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg \
+	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg $(B)/tests/reader/treeapp \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.
 EXTRA_SUITES += reader=sh+tests/reader/run.sh fuzz=sh+tests/reader/fuzz.sh+replay
+# The HTML report in Chromium (tests/html/run.sh).
+EXTRA_SUITES += html=sh+tests/html/run.sh
 
 FUZZ_SECONDS ?= 300
 fuzz: $(B)/tests/reader/fuzz_report $(B)/tests/reader/gen_report

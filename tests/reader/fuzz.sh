@@ -39,8 +39,10 @@ for c in bad-magic version3 header-size tail-unaligned tail-beyond state size0 s
 	"$gen" $small --corrupt "$c" "$seeds/corrupt-$c"
 done
 "$gen" $small --truncate 5000 "$seeds/truncated"
-if [ "$(ls "$seeds" | wc -l)" != 27 ]; then
-	echo "FAIL fuzz (gen_report did not write the 27 seeds)"
+"$gen" --rows 12 --threads 2 --regions 3 --tree 2 "$seeds/tree"
+"$gen" --rows 12 --threads 2 --regions 3 --tree 2 --corrupt parent-cycle "$seeds/corrupt-parent-cycle"
+if [ "$(ls "$seeds" | wc -l)" != 29 ]; then
+	echo "FAIL fuzz (gen_report did not write the 29 seeds)"
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi

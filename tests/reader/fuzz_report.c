@@ -11,6 +11,7 @@
 #include "report_load.h"
 #include "report_model.h"
 #include "report_render.h"
+#include "report_tree.h"
 
 static FILE *devnull;
 
@@ -22,7 +23,12 @@ static void render(struct model *m, enum out_format f)
 	case F_JSON: render_export(devnull, m); break;
 	case F_FOLDED: render_folded(devnull, m); break;
 	case F_JSON_TABLE: render_json_table(devnull, m); break;
+	case F_FOLDED_STACKS: render_folded(devnull, m); break;
+	case F_SPEEDSCOPE: render_speedscope(devnull, m); break;
+	case F_HTML: render_html(devnull, m); break;
 	}
+	if (f == F_TABLE)
+		render_tree(devnull, m);
 }
 
 static void render_all(struct report *r)
@@ -30,11 +36,11 @@ static void render_all(struct report *r)
 	struct report *files[2] = { r, r };
 	char why[512];
 
-	for (int f = F_TABLE; f <= F_JSON_TABLE; f++) {
+	for (int f = F_TABLE; f <= F_HTML; f++) {
 		struct opts o = { .threads = true, .by_process = true, .stacks = true,
 				  .format = (enum out_format)f, .sort = (enum sort_field)(f * 3 % 10),
 				  .top = f == F_JSON_TABLE ? 2 : 0, .has_min_coverage = f == F_TABLE,
-				  .min_coverage = 0.5 };
+				  .min_coverage = 0.5, .min_share = f == F_TABLE ? 0.1 : 0 };
 		struct model *m = model_new(files, 1 + (f & 1), &o, why, sizeof(why));
 
 		if (!m)
@@ -44,7 +50,7 @@ static void render_all(struct report *r)
 		render(m, (enum out_format)f);
 		model_free(m);
 		o.threads = o.by_process = o.stacks = false;
-		if (f != F_FOLDED && run_diff(devnull, r, r, &o, why, sizeof(why)))
+		if (f <= F_JSON_TABLE && f != F_FOLDED && run_diff(devnull, r, r, &o, why, sizeof(why)))
 			abort();
 	}
 }

@@ -35,6 +35,10 @@
  *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
+ *   --tree F         the header has RF_TREE and sites name parents: in
+ *                    each thread, its k-th site is a child of its
+ *                    ((k - 1) / F)-th (a tree of fan-out F), the first
+ *                    outermost
  *   --rank R --size N  an MPI rank: R of N, initialized and finalized
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
@@ -43,6 +47,8 @@
  *                    state, size0, size-overflow, unknown-thread,
  *                    unknown-name, unknown-stack, nvalues, thread-mask,
  *                    name-unterminated, stack-frames, event-index,
+ *                    parent-cycle (with --tree: the first site's parent
+ *                    is its own child),
  *                    tail-beyond (tail past the end: a file that never
  *                    grew, which a reader must accept)
  */
@@ -78,6 +84,8 @@ struct gen {
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
 	long truncate;			/* -1: none */
 	long rank, size;		/* an MPI rank (rank -1: not one) */
+	unsigned tree;			/* fan-out of the sites' tree, 0: no tree */
+	uint32_t *site_off;		/* with tree: each row's offset */
 	const char *corrupt;
 	unsigned char *buf;
 	size_t len, cap;
@@ -188,7 +196,7 @@ static void header(struct gen *g)
 	memset(h, 0, RF_HEADER_SIZE);
 	memcpy(h->magic, RF_MAGIC, 8);
 	h->version = RF_VERSION, h->header_size = RF_HEADER_SIZE;
-	h->state = state_of(g->state), h->flags = RF_SERIALIZED;
+	h->state = state_of(g->state), h->flags = RF_SERIALIZED | (g->tree ? RF_TREE : 0);
 	strcpy(h->barrier, "lfence");
 	h->pid = 4242 + 1000 * g->id, h->ppid = 4200, h->proc_start = 777;
 	strcpy(h->boot_id, "00000000-0000-0000-0000-000000000000");
@@ -390,14 +398,42 @@ static void huge_values(struct rf_site *s)
 					    0, 0 };
 }
 
+/* --tree: each site's incl is its excl and its children's incl, so that
+ * shares add up (children come after their parents: a reverse sweep). */
+static void tree_incl(struct gen *g)
+{
+	for (unsigned j = 0; j < g->rows; j++) {
+		struct rf_site *s = AT(g, g->site_off[j]);
+
+		for (uint32_t i = 0; i < s->nvalues; i++)
+			s->v[i].incl = s->v[i].excl;
+	}
+	for (unsigned j = g->rows; j-- > 0;) {
+		struct rf_site *s = AT(g, g->site_off[j]), *p;
+
+		if (!s->parent)
+			continue;
+		p = AT(g, s->parent);
+		for (uint32_t i = 0; i < s->nvalues; i++)
+			p->v[i].incl += s->v[i].incl;
+	}
+}
+
 static void sites(struct gen *g)
 {
 	g->first_site = g->len;
+	if (g->tree && !(g->site_off = calloc(g->rows, sizeof(*g->site_off))))
+		die("out of memory", "");
 	for (unsigned j = 0; j < g->rows; j++) {
 		unsigned t = j % g->threads, rest = j / g->threads;
 		uint32_t mask = open_mask(g, t), n = 1 + (uint32_t)__builtin_popcount(mask);
 		struct rf_site *s = add(g, rf_site_size(n), RF_SITE);
 
+		if (g->tree) {
+			g->site_off[j] = (uint32_t)((unsigned char *)s - g->buf);
+			if (rest)
+				s->parent = g->site_off[(rest - 1) / g->tree * g->threads + t];
+		}
 		s->thread = t, s->nvalues = n;
 		s->region = 1 + rest % g->regions;
 		s->stack = (rest % g->regions + rest / g->regions * (g->regions + 1)) % g->stacks;
@@ -417,6 +453,8 @@ static void sites(struct gen *g)
 		else
 			s->seq = 2 * (j + 1);
 	}
+	if (g->tree)
+		tree_incl(g);
 }
 
 static void errors(struct gen *g)
@@ -465,6 +503,8 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "thread-mask")) ((struct rf_thread *)AT(g, g->first_thread))->nvalues = 7;
 	else if (!strcmp(what, "name-unterminated")) ((struct rf_name *)AT(g, g->first_name))->len = 200;
 	else if (!strcmp(what, "stack-frames")) ((struct rf_stack *)AT(g, g->first_stack))->nframes = 999;
+	else if (!strcmp(what, "parent-cycle") && g->tree && g->rows > g->threads)
+		s->parent = g->site_off[g->threads];
 	else if (!strcmp(what, "event-index")) ((struct rf_event *)AT(g, g->first_event))->index = 6;
 	else die("unknown --corrupt ", what);
 }
@@ -692,6 +732,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
 		else if (!strcmp(a, "--rank")) g.rank = (long)num(a, v), i++;
+		else if (!strcmp(a, "--tree")) g.tree = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--size")) g.size = (long)num(a, v), i++;
 		else if (!strcmp(a, "--undone")) g.undone = (long)num(a, v), i++;
 		else if (!strcmp(a, "--truncate")) g.truncate = (long)num(a, v), i++;

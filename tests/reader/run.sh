@@ -119,8 +119,8 @@ golden csv-stacks --format csv --stacks "$S"
 golden json --format json "$S"
 golden json-table --format json-table "$S"
 golden json-table-threads-stacks --format json-table --threads --stacks --top 2 "$S"
-golden folded --format folded "$S"
-golden folded-threads --format folded --threads "$S"
+golden folded --format folded-stacks "$S"
+golden folded-threads --format folded-stacks --threads "$S"
 
 # ---- calibration and coverage ---------------------------------------------
 # The same rows, with the markers' own cost (2 per call and 1 per child call
@@ -268,7 +268,8 @@ expect state-unsure "$(cd "$IN" && "$R" unsure.pmc | head -1)" \
 # Every unsigned 64-bit value is accepted; sums saturate, never wrap.
 gen huge.pmc --huge
 for args in "" "--threads --stacks" "--format csv --threads" "--format json" \
-	    "--format json-table --threads" "--format folded"; do
+	    "--format json-table --threads" "--format folded" "--format folded-stacks" \
+	    "--format speedscope" "--tree --threads --min-share 50"; do
 	# shellcheck disable=SC2086
 	(cd "$IN" && "$R" $args huge.pmc) >"$tmp/out" 2>"$tmp/err"
 	rc=$?
@@ -284,7 +285,7 @@ expect huge-incl-saturates "$(field "$tmp/h.csv" solve instructions_incl)" 18446
 gen odd.pmc --odd-names
 golden odd-names-json --format json odd.pmc
 golden odd-names-csv --format csv odd.pmc
-golden odd-names-folded --format folded --no-symbolize odd.pmc
+golden odd-names-folded --format folded-stacks --no-symbolize odd.pmc
 for args in "--format json" "--format json-table --stacks --threads"; do
 	# shellcheck disable=SC2086
 	if (cd "$IN" && "$R" $args odd.pmc) | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 &&
@@ -325,7 +326,7 @@ golden merge-by-process --by-process --threads --stacks "$M0" "$M1"
 golden merge-csv --format csv "$M0" "$M1"
 golden merge-csv-by-process --format csv --by-process "$M0" "$M1"
 golden merge-json-table --format json-table --by-process "$M0" "$M1"
-golden merge-folded --format folded --by-process "$M0" "$M1"
+golden merge-folded --format folded-stacks --by-process "$M0" "$M1"
 
 # By hand: rank1's solve is rows 0, 1, 10, 11 of 2 threads: calls 2 x (10 +
 # 11 + 20 + 21), instructions 2 x 200 x (1 + 2 + 11 + 12); with rank0's.
@@ -393,6 +394,7 @@ for c in bad-magic version3 header-size tail-unaligned state size0 size-overflow
 	 stack-frames event-index; do
 	gen "bad/$c.pmc" --corrupt "$c"
 done
+gen bad/parent-cycle.pmc --tree 2 --corrupt parent-cycle
 gen bad/truncated-header.pmc --truncate 100
 : >"$IN/bad/empty.pmc"
 printf '{"format": "pmcshim-report", "version": 1, "process": {}}\n' >"$IN/bad/version1.json"
@@ -438,6 +440,10 @@ usage bad-regex --region '(' "$S"
 usage unknown-format --format xml "$S"
 usage diff-one-file diff "$D0"
 usage diff-folded diff --format folded "$D0" "$D1"
+usage diff-speedscope diff --format speedscope "$D0" "$D1"
+usage diff-tree diff --tree "$D0" "$D1"
+usage min-share-range --min-share 200 "$S"
+usage tree-with-csv --tree --format csv "$S"
 usage diff-threads diff --threads "$D0" "$D1"
 usage min-coverage-range --min-coverage 101 "$S"
 usage min-coverage-not-number --min-coverage 5x "$S"
@@ -650,7 +656,7 @@ if [ -x "$APP" ] && [ "$(head -c 7 "$tmp/stackapp.pmc" 2>/dev/null)" != PMCSHIM 
 	skip stacks-symbolized "the shim in this tree does not write version-2 files yet"
 elif [ -x "$APP" ]; then
 	want="main ([^)]*stackapp.c:$(line MAIN));middle ([^)]*stackapp.c:$(line MIDDLE));leaf ([^)]*stackapp.c:$(line LEAF));leaf [0-9][0-9]*\$"
-	"$R" --format folded "$tmp/stackapp.pmc" >"$tmp/out" 2>&1
+	"$R" --format folded-stacks "$tmp/stackapp.pmc" >"$tmp/out" 2>&1
 	if grep -q "^$want" "$tmp/out"; then ok stacks-function-and-line
 	else fail stacks-function-and-line "want: $want" "got: $(cat "$tmp/out")"; fi
 
@@ -677,6 +683,8 @@ elif [ -x "$APP" ]; then
 	   grep -q "^      leaf+0x[0-9a-f]*\$" "$tmp/out"; then ok stacks-no-debug-info
 	else fail stacks-no-debug-info "$(cat "$tmp/out")"; fi
 fi
+
+. "$T/tree.sh"
 
 echo "reader: $passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

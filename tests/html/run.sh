@@ -1,0 +1,80 @@
+#!/bin/sh
+# pmcshim-report --format html in a real browser (run from the repository
+# root; make test runs it): the page of a report made by the shim here
+# (tests/reader/treeapp.c), of a generated 100 000-region report (timed)
+# and of two generated MPI ranks from an older shim (no tree), opened
+# in Chromium and driven by puppeteer-core from npm (installed once into
+# $B/tests/html). Skipped, visibly, without chromium, node or npm, or when
+# npm cannot install puppeteer-core.
+B=${B:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+R=$B/pmcshim-report
+GEN=$B/tests/reader/gen_report
+SHIM=$B/libpmcshim.so
+APP=$B/tests/reader/treeapp
+NM=$B/tests/html
+BIG=100000
+LIMIT_MS=${PMCSHIM_HTML_LIMIT_MS:-10000}
+passed=0
+failed=0
+skipped=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/html-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+ok() { echo "ok   $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; shift; for l in "$@"; do printf '    %s\n' "$l"; done; failed=$((failed + 1)); }
+skip() { echo "SKIP $1 ($2)"; skipped=$((skipped + 1)); }
+finish() {
+	echo "html: $passed passed, $failed failed, $skipped skipped"
+	[ $failed = 0 ]
+	exit
+}
+
+for f in "$R" "$GEN" "$SHIM" "$APP"; do
+	[ -e "$f" ] || { fail build "$f missing"; finish; }
+done
+PMCSHIM_OUTPUT="$tmp/tree.pmc" PMCSHIM_EVENTS=task-clock PMCSHIM_QUIET=1 LD_PRELOAD="$SHIM" "$APP"
+"$R" --format html "$tmp/tree.pmc" >"$tmp/tree.html" || fail html-written "exit $?"
+"$GEN" --rows $BIG --regions $BIG --threads 1 --tree 4 --events 2 "$tmp/big.pmc"
+"$R" --format html "$tmp/big.pmc" >"$tmp/big.html" || fail html-big-written "exit $?"
+"$GEN" --rank 0 --size 2 "$tmp/rank0.pmc"
+"$GEN" --rank 1 --size 2 --id 1 "$tmp/rank1.pmc"
+"$R" --format html "$tmp/rank0.pmc" "$tmp/rank1.pmc" >"$tmp/ranks.html" || fail html-ranks-written "exit $?"
+
+# Self-contained: nothing to fetch.
+if grep -Eqi '(src|href)=|https?://|@import|url\(' "$tmp/tree.html"; then
+	fail html-self-contained "$(grep -Eoi '(src|href)=[^ >]*|https?://[^ "]*|@import|url\(' "$tmp/tree.html" | head -3)"
+else
+	ok html-self-contained
+fi
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+if [ -z "$CHROMIUM" ]; then
+	skip html-browser "no chromium (Debian: apt-get install chromium)"
+	finish
+fi
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	skip html-browser "no node or npm to drive chromium (Debian: apt-get install nodejs npm)"
+	finish
+fi
+if [ ! -d "$NM/node_modules/puppeteer-core" ]; then
+	mkdir -p "$NM"
+	if ! npm install --prefix "$NM" --no-audit --no-fund --no-save --silent \
+	     puppeteer-core@24 >"$tmp/npm" 2>&1; then
+		skip html-browser "npm could not install puppeteer-core: $(tail -1 "$tmp/npm")"
+		finish
+	fi
+fi
+NODE_PATH=$NM/node_modules timeout 300 node tests/html/check.js "$CHROMIUM" \
+	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" "$tmp/ranks.html" >"$tmp/out" 2>&1
+rc=$?
+while read -r word rest; do
+	case $word in
+	ok) ok "$rest" ;;
+	FAIL) fail "$rest" ;;
+	SKIP) skip "$rest" "" ;;
+	*) echo "    $word $rest" ;;
+	esac
+done <"$tmp/out"
+[ $rc = 0 ] || fail html-driver "node exited $rc"
+finish

@@ -1,0 +1,165 @@
+/* --format html: one page that needs nothing else. The reader embeds the
+ * rows as JSON, and the page's own script and style (tools/report_html.js
+ * and .css, made into C strings at build time: report_html_assets.c)
+ * build the tree per view and draw it.
+ *
+ * The data: { "title", "values": [{"name", "time"}] (wall, then each
+ * event), "weight" (the default value), "ipc": [instructions, cycles]
+ * value indexes or null, "regions": [names], "files": [{ "label",
+ * "path", "state", "tree", "events": [{"name", "source", "reason"}],
+ * "threads": [{ "label", "rows": [parent row or -1, region, calls, then
+ * per value incl and excl (null: no value)], flat }] }] }. */
+#include "report_tree.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_render.h"
+#include "report_util.h"
+
+extern const char report_html_js[], report_html_css[];
+
+static void key(FILE *out, const char *sep, const char *k, const char *v)
+{
+	fprintf(out, "%s\"%s\": ", sep, k);
+	json_string(out, v);
+}
+
+static void put_value(FILE *out, const struct rowval *rv, bool incl)
+{
+	if (!rv->present)
+		fputs(",null", out);
+	else
+		fprintf(out, ",%" PRIu64, incl ? rv->st.incl : rv->st.excl);
+}
+
+static void thread_rows(FILE *out, const struct model *m, size_t i)
+{
+	const struct mthread *mt = &m->threads[i];
+	const struct report *r = m->files[mt->file];
+	char label[128];
+
+	snprintf(label, sizeof(label), "%s [tid %" PRIu64 "]", mt->t->name, mt->t->tid);
+	key(out, "{", "label", label);
+	fputs(", \"rows\": [", out);
+	for (size_t j = 0; j < mt->t->nrows; j++) {
+		const struct rf_site *s = rep_site(r, mt->t, j);
+
+		if (r->tree && mt->t->parent[j] != NO_PARENT)
+			fprintf(out, "%s%" PRIu32, j ? ",\n" : "", mt->t->parent[j]);
+		else
+			fputs(j ? ",\n-1" : "-1", out);
+		fprintf(out, ",%" PRIu32 ",%" PRIu64, mt->regmap[s->region], s->calls);
+		for (int e = -1; e < (int)m->nev; e++) {
+			struct rowval rv = model_row_value(m, mt, j, e);
+
+			put_value(out, &rv, true);
+			put_value(out, &rv, false);
+		}
+	}
+	fputs("]}", out);
+}
+
+static void file_data(FILE *out, const struct model *m, size_t fi)
+{
+	const struct report *r = m->files[fi];
+	char label[400], rank[48];
+	bool first = true;
+
+	snprintf(label, sizeof(label), "%s [pid %" PRIu64 "]%s", r->executable, r->pid,
+		 rank_text(rank, r));
+	key(out, "{", "label", label);
+	key(out, ", ", "path", r->path);
+	key(out, ", ", "state", r->state_text);
+	fprintf(out, ", \"tree\": %s, \"events\": [", r->tree ? "true" : "false");
+	for (size_t e = 0; e < r->nev; e++) {
+		key(out, e ? ", {" : "{", "name", r->ev[e].name);
+		key(out, ", ", "source", r->ev[e].source);
+		if (r->ev[e].reason)
+			key(out, ", ", "reason", r->ev[e].reason);
+		putc('}', out);
+	}
+	fputs("],\n\"threads\": [", out);
+	for (size_t i = 0; i < m->nthreads; i++) {
+		if (m->threads[i].file != fi)
+			continue;
+		fputs(first ? "" : ",\n", out);
+		first = false;
+		thread_rows(out, m, i);
+	}
+	fputs("]}", out);
+}
+
+static void data(FILE *out, const struct model *m)
+{
+	char title[400];
+
+	snprintf(title, sizeof(title), "pmcshim: %s%s", m->nfiles == 1 ? m->files[0]->path :
+		 "", m->nfiles == 1 ? "" : "several processes");
+	key(out, "{", "title", title);
+	fputs(", \"values\": [{\"name\": \"wall\", \"time\": true}", out);
+	for (size_t e = 0; e < m->nev; e++) {
+		key(out, ", {", "name", m->ev[e]);
+		fprintf(out, ", \"time\": %s}", event_is_time(m->ev[e]) ? "true" : "false");
+	}
+	fprintf(out, "], \"weight\": %d, \"ipc\": ", m->weight + 1);
+	if (m->ipc_ins >= 0)
+		fprintf(out, "[%d, %d]", m->ipc_ins + 1, m->ipc_cyc + 1);
+	else
+		fputs("null", out);
+	fputs(",\n\"regions\": [", out);
+	for (size_t i = 0; i < m->nregions; i++) {
+		fputs(i ? ", " : "", out);
+		json_string(out, m->regions[i]);
+	}
+	fputs("],\n\"files\": [", out);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		fputs(i ? ",\n" : "", out);
+		file_data(out, m, i);
+	}
+	fputs("]}", out);
+}
+
+/* JSON inside a script element: '<' only ever appears in its strings, where
+ * \u003c means the same and cannot close the element. */
+static void put_script_safe(FILE *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '<')
+			fputs("\\u003c", out);
+		else
+			putc(s[i], out);
+}
+
+void render_html(FILE *out, struct model *m)
+{
+	char *buf = NULL, title[400];
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		oom();
+	data(mem, m);
+	if (fclose(mem))
+		oom();
+	snprintf(title, sizeof(title), "%s", m->nfiles == 1 ? m->files[0]->executable : "pmcshim");
+	for (char *c = title; *c; c++)
+		if (*c == '<' || *c == '>' || *c == '&')
+			*c = '_';
+	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+		"<title>pmcshim: %s</title>\n<style>\n%s</style></head>\n<body>\n"
+		"<h1 id=\"title\"></h1>\n<div id=\"files\" class=\"files\"></div>\n"
+		"<h2>Region tree</h2>\n<div class=\"controls\">"
+		"<label>view <select id=\"view\"></select></label>"
+		"<label>weight <select id=\"weight\"></select></label>"
+		"<label>colour <select id=\"color\"><option value=\"region\">region</option>"
+		"<option value=\"ipc\">IPC</option></select></label>"
+		"<button id=\"reset\">whole tree</button> <span id=\"count\" class=\"note\"></span>"
+		"</div>\n<div id=\"flame\"></div>\n"
+		"<h2>Regions</h2>\n<div id=\"table-note\" class=\"note\"></div><div id=\"table\"></div>\n"
+		"<script id=\"pmcshim-data\" type=\"application/json\">", title, report_html_css);
+	put_script_safe(out, buf, len);
+	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", report_html_js);
+	free(buf);
+}

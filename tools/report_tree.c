@@ -1,0 +1,500 @@
+#include "report_tree.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "report_escape.h"
+#include "report_render.h"
+#include "report_util.h"
+
+struct tkey {
+	uint64_t key;			/* parent << 32 | region */
+	uint32_t node;
+	UT_hash_handle hh;
+};
+
+static uint32_t add_node(struct tree *t, uint32_t parent, uint32_t region)
+{
+	struct tnode *n;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->node = xrealloc(t->node, t->cap * sizeof(*t->node));
+		t->s = xrealloc(t->s, t->cap * t->nv * sizeof(*t->s));
+	}
+	memset(&t->s[t->n * t->nv], 0, t->nv * sizeof(*t->s));
+	n = &t->node[t->n];
+	*n = (struct tnode){ parent, region, NO_NODE, NO_NODE, 0, false, 0 };
+	if (parent != NO_NODE) {
+		const struct tnode *p = &t->node[parent];
+
+		n->depth = p->depth + 1;
+		for (uint32_t a = parent; a != NO_NODE && !n->recursive; a = t->node[a].parent)
+			n->recursive = t->node[a].region == region;
+	}
+	return (uint32_t)t->n++;
+}
+
+/* The child of parent for region, made the first time. */
+static uint32_t child_of(struct tree *t, uint32_t parent, uint32_t region)
+{
+	uint64_t key = (uint64_t)parent << 32 | region;
+	struct tkey *k;
+
+	HASH_FIND(hh, t->hash, &key, sizeof(key), k);
+	if (k)
+		return k->node;
+	k = xcalloc(1, sizeof(*k));
+	k->key = key, k->node = add_node(t, parent, region);
+	HASH_ADD(hh, t->hash, key, sizeof(k->key), k);
+	return k->node;
+}
+
+/* Rows of thread i become nodes; a parent row comes before its children. */
+static void add_thread(struct tree *t, size_t i, uint32_t **scratch, size_t *scap)
+{
+	const struct model *m = t->m;
+	const struct mthread *mt = &m->threads[i];
+	const struct report *r = m->files[mt->file];
+
+	*scratch = grow(*scratch, scap, mt->t->nrows, sizeof(**scratch));
+	for (size_t j = 0; j < mt->t->nrows; j++) {
+		const struct rf_site *s = rep_site(r, mt->t, j);
+		uint32_t up = r->tree && mt->t->parent[j] != NO_PARENT ?
+			      (*scratch)[mt->t->parent[j]] : 0;
+		uint32_t k = child_of(t, up, mt->regmap[s->region]);
+
+		(*scratch)[j] = k;
+		t->node[k].calls += s->calls;
+		for (int e = -1; e < (int)m->nev; e++) {
+			struct rowval rv = model_row_value(m, mt, j, e);
+
+			sum_add(&t->s[k * t->nv + (size_t)(1 + e)], &rv, s->calls);
+		}
+	}
+}
+
+static bool in_scope(const struct model *m, size_t i, size_t file, size_t thread)
+{
+	return (thread == SIZE_MAX || thread == i) &&
+	       (file == SIZE_MAX || file == m->threads[i].file);
+}
+
+/* Children have higher numbers than their parents: a reverse sweep adds
+ * each subtree's exclusive values up. */
+static void inclusive(struct tree *t)
+{
+	uint64_t *sub = xcalloc(t->n * t->nv, sizeof(*sub));
+
+	for (size_t k = t->n; k-- > 1;) {
+		for (size_t v = 0; v < t->nv; v++) {
+			uint64_t *a = &sub[k * t->nv + v], *p = &sub[t->node[k].parent * t->nv + v];
+
+			*a = *a + t->s[k * t->nv + v].excl < *a ? UINT64_MAX :
+				 *a + t->s[k * t->nv + v].excl;
+			*p = *p + *a < *p ? UINT64_MAX : *p + *a;
+			t->incl[k * t->nv + v] = t->node[k].recursive ? *a : t->s[k * t->nv + v].incl;
+		}
+	}
+	free(sub);
+}
+
+static int by_weight(const void *a, const void *b, void *arg)
+{
+	const struct tree *t = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int w = t->m->weight;
+	const struct sum *sx = tree_sum(t, x, w), *sy = tree_sum(t, y, w);
+	uint64_t ix = sx->have ? tree_incl(t, x, w) : 0, iy = sy->have ? tree_incl(t, y, w) : 0;
+
+	if (t->node[x].parent != t->node[y].parent)
+		return t->node[x].parent < t->node[y].parent ? -1 : 1;
+	if (ix != iy && !(t->m->o->sort_given && t->m->o->sort == S_NAME))
+		return ix > iy ? -1 : 1;
+	return strcmp(t->m->regions[t->node[x].region], t->m->regions[t->node[y].region]);
+}
+
+/* Each node's children, heaviest first (ties by name), or by name with
+ * --sort name. */
+static void link_children(struct tree *t)
+{
+	uint32_t *order = xmalloc(t->n * sizeof(*order));
+
+	for (uint32_t k = 1; k < t->n; k++)
+		order[k - 1] = k;
+	qsort_r(order, t->n - 1, sizeof(*order), by_weight, t);
+	for (size_t i = t->n - 1; i-- > 0;) {
+		struct tnode *c = &t->node[order[i]], *p = &t->node[c->parent];
+
+		c->next = p->child;
+		p->child = order[i];
+	}
+	free(order);
+}
+
+struct tree *tree_build(const struct model *m, size_t file, size_t thread)
+{
+	struct tree *t = xcalloc(1, sizeof(*t));
+	uint32_t *scratch = NULL;
+	size_t scap = 0;
+
+	t->m = m, t->nv = 1 + m->nev;
+	add_node(t, NO_NODE, NO_NODE);
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (in_scope(m, i, file, thread))
+			add_thread(t, i, &scratch, &scap);
+	free(scratch);
+	t->incl = xcalloc(t->n * t->nv, sizeof(*t->incl));
+	inclusive(t);
+	link_children(t);
+	return t;
+}
+
+void tree_free(struct tree *t)
+{
+	struct tkey *k, *tmp;
+
+	if (!t)
+		return;
+	HASH_ITER(hh, t->hash, k, tmp) {
+		HASH_DEL(t->hash, k);
+		free(k);
+	}
+	free(t->node), free(t->s), free(t->incl), free(t);
+}
+
+const struct sum *tree_sum(const struct tree *t, uint32_t k, int e)
+{
+	return &t->s[k * t->nv + (size_t)(1 + e)];
+}
+
+uint64_t tree_incl(const struct tree *t, uint32_t k, int e)
+{
+	return t->incl[k * t->nv + (size_t)(1 + e)];
+}
+
+bool tree_total(const struct tree *t, int e, uint64_t *v)
+{
+	bool have = false;
+
+	*v = 0;
+	for (uint32_t c = t->node[0].child; c != NO_NODE; c = t->node[c].next) {
+		if (!tree_sum(t, c, e)->have)
+			continue;
+		have = true;
+		*v = *v + tree_incl(t, c, e) < *v ? UINT64_MAX : *v + tree_incl(t, c, e);
+	}
+	return have;
+}
+
+bool model_has_tree(const struct model *m)
+{
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (!m->files[i]->tree)
+			return false;
+	return true;
+}
+
+/* ---- scopes ---------------------------------------------------------------- */
+
+/* What one tree of an output covers, and its name ("" for everything). */
+struct tscope {
+	size_t file, thread;
+	char name[300];
+};
+
+/* The scopes asked for: everything, or each process (--by-process, or
+ * several files for a folded or speedscope output), or each thread. */
+static size_t scopes(const struct model *m, bool split_files, struct tscope **out)
+{
+	size_t n = 0;
+	struct tscope *s;
+
+	if (m->o->threads) {
+		s = xcalloc(m->nthreads ? m->nthreads : 1, sizeof(*s));
+		for (size_t i = 0; i < m->nthreads; i++) {
+			const struct report *r = m->files[m->threads[i].file];
+			const struct rep_thread *t = m->threads[i].t;
+
+			s[n].file = SIZE_MAX, s[n].thread = i;
+			snprintf(s[n++].name, sizeof(s->name), "%s [pid %" PRIu64 "];%s [tid %" PRIu64
+				 "]", r->executable, r->pid, t->name, t->tid);
+		}
+	} else if (m->o->by_process || (split_files && m->nfiles > 1)) {
+		s = xcalloc(m->nfiles, sizeof(*s));
+		for (size_t i = 0; i < m->nfiles; i++) {
+			s[n].file = i, s[n].thread = SIZE_MAX;
+			snprintf(s[n++].name, sizeof(s->name), "%s [pid %" PRIu64 "]",
+				 m->files[i]->executable, m->files[i]->pid);
+		}
+	} else {
+		s = xcalloc(1, sizeof(*s));
+		s[n++] = (struct tscope){ SIZE_MAX, SIZE_MAX, "" };
+	}
+	*out = s;
+	return n;
+}
+
+/* A name inside a path: ';' separates frames and a line ends a sample. */
+static void put_path_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		putc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
+/* ---- --tree ------------------------------------------------------------------ */
+
+static void share_cell(struct table *tb, bool ok, uint64_t v, uint64_t total)
+{
+	if (ok && total)
+		tbl_put(tb, "%.1f%%", 100.0 * (double)v / (double)total);
+	else
+		tbl_put(tb, "n/a");
+}
+
+static void tree_row(struct table *tb, const struct tree *t, uint32_t k, uint64_t total,
+		     bool has_total)
+{
+	const struct model *m = t->m;
+	const struct sum *w = tree_sum(t, k, m->weight);
+	enum how how = how_of(m, m->weight);
+	char b[48], *name = escape_name(m->regions[t->node[k].region], NAME_COLUMN_MAX);
+
+	tbl_put(tb, "%*s%s", 2 * (int)(t->node[k].depth - 1), "", name);
+	free(name);
+	tbl_put(tb, "%s", fmt_num(b, t->node[k].calls, H_EXACT));
+	tbl_put(tb, "%s", est_cell(b, w, tree_incl(t, k, m->weight), how));
+	tbl_put(tb, "%s", est_cell(b, w, w->excl, how));
+	share_cell(tb, has_total && w->have, tree_incl(t, k, m->weight), total);
+}
+
+/* Children below the share are summed into one line under their parent. */
+static void tree_rows(struct table *tb, const struct tree *t, uint32_t k, uint64_t total,
+		      bool has_total)
+{
+	const struct model *m = t->m;
+	uint64_t low = 0, n = 0;
+	char b[48];
+
+	if (k)
+		tree_row(tb, t, k, total, has_total);
+	for (uint32_t c = t->node[k].child; c != NO_NODE; c = t->node[c].next) {
+		uint64_t v = tree_incl(t, c, m->weight);
+
+		if (has_total && total && m->o->min_share > 0 &&
+		    (double)v < m->o->min_share * (double)total) {
+			low = low + v < low ? UINT64_MAX : low + v;
+			n++;
+			continue;
+		}
+		tree_rows(tb, t, c, total, has_total);
+	}
+	if (!n)
+		return;
+	tbl_put(tb, "%*s(%" PRIu64 " more below %g%%)", 2 * (int)t->node[k].depth, "", n,
+		100 * m->o->min_share);
+	tbl_put(tb, "%s", "");
+	tbl_put(tb, "%s", fmt_num(b, low, how_of(m, m->weight)));
+	tbl_put(tb, "%s", "");
+	share_cell(tb, true, low, total);
+}
+
+static void render_one_tree(FILE *out, struct model *m, const struct tscope *sc)
+{
+	struct tree *t = tree_build(m, sc->file, sc->thread);
+	uint64_t total;
+	bool has_total = tree_total(t, m->weight, &total);
+	struct table tb;
+
+	fprintf(out, "\nregion tree%s%s, weight %s: %zu nodes\n", sc->name[0] ? " of " : "",
+		sc->name, model_weight_name(m), t->n - 1);
+	tbl_init(&tb, 5);
+	tbl_left(&tb, 0);
+	tbl_put(&tb, "region");
+	tbl_put(&tb, "calls");
+	tbl_put(&tb, "incl");
+	tbl_put(&tb, "excl");
+	tbl_put(&tb, "share");
+	tree_rows(&tb, t, 0, total, has_total);
+	tbl_print(&tb, out);
+	tree_free(t);
+}
+
+void render_tree(FILE *out, struct model *m)
+{
+	struct tscope *sc;
+	size_t n = scopes(m, false, &sc);
+
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (!m->files[i]->tree)
+			fprintf(out, "note: %s holds no region tree (written by an older shim): "
+				"its regions are shown as outermost\n", m->files[i]->path);
+	if (m->o->by_process || m->o->threads) {
+		struct tscope all = { SIZE_MAX, SIZE_MAX, "" };
+
+		render_one_tree(out, m, &all);
+	}
+	for (size_t i = 0; i < n; i++)
+		render_one_tree(out, m, &sc[i]);
+	free(sc);
+}
+
+/* ---- folded paths ------------------------------------------------------------ */
+
+/* The path from the outermost region down to k, into *path (grown). */
+static size_t path_of(const struct tree *t, uint32_t k, uint32_t **path, size_t *cap)
+{
+	size_t n = t->node[k].depth;
+
+	*path = grow(*path, cap, n ? n : 1, sizeof(**path));
+	for (size_t i = n; i-- > 0; k = t->node[k].parent)
+		(*path)[i] = t->node[k].region;
+	return n;
+}
+
+/* Every node with some exclusive weight, in tree order (parents first). */
+static void each_node(const struct tree *t, void (*fn)(const struct tree *t, uint32_t k,
+						       void *arg), void *arg)
+{
+	uint32_t k = t->node[0].child;
+
+	while (k != NO_NODE && k != 0) {
+		const struct sum *w = tree_sum(t, k, t->m->weight);
+
+		if (w->have && w->excl)
+			fn(t, k, arg);
+		if (t->node[k].child != NO_NODE) {
+			k = t->node[k].child;
+			continue;
+		}
+		while (k != 0 && t->node[k].next == NO_NODE)
+			k = t->node[k].parent;
+		if (k != 0)
+			k = t->node[k].next;
+	}
+}
+
+struct folded {
+	FILE *out;
+	const char *prefix;
+	uint32_t *path;
+	size_t cap;
+};
+
+static void folded_line(const struct tree *t, uint32_t k, void *arg)
+{
+	struct folded *f = arg;
+	size_t n = path_of(t, k, &f->path, &f->cap);
+
+	if (f->prefix[0]) {
+		put_path_name(f->out, f->prefix);
+		putc(';', f->out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		put_path_name(f->out, t->m->regions[f->path[i]]);
+		putc(i + 1 < n ? ';' : ' ', f->out);
+	}
+	fprintf(f->out, "%" PRIu64 "\n", tree_sum(t, k, t->m->weight)->excl);
+}
+
+void render_tree_folded(FILE *out, struct model *m)
+{
+	struct tscope *sc;
+	size_t n = scopes(m, true, &sc);
+	struct folded f = { out, "", NULL, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		struct tree *t = tree_build(m, sc[i].file, sc[i].thread);
+
+		f.prefix = sc[i].name;
+		each_node(t, folded_line, &f);
+		tree_free(t);
+	}
+	free(f.path), free(sc);
+}
+
+/* ---- speedscope ---------------------------------------------------------------- */
+
+struct samples {
+	FILE *out;
+	bool first;
+	uint32_t *path;
+	size_t cap;
+};
+
+static void sample_stack(const struct tree *t, uint32_t k, void *arg)
+{
+	struct samples *s = arg;
+	size_t n = path_of(t, k, &s->path, &s->cap);
+
+	fputs(s->first ? "[" : ", [", s->out);
+	s->first = false;
+	for (size_t i = 0; i < n; i++)
+		fprintf(s->out, "%s%" PRIu32, i ? "," : "", s->path[i]);
+	putc(']', s->out);
+}
+
+static void sample_weight(const struct tree *t, uint32_t k, void *arg)
+{
+	struct samples *s = arg;
+
+	fprintf(s->out, "%s%" PRIu64, s->first ? "" : ", ", tree_sum(t, k, t->m->weight)->excl);
+	s->first = false;
+}
+
+static void add_weight(const struct tree *t, uint32_t k, void *arg)
+{
+	uint64_t *total = arg, w = tree_sum(t, k, t->m->weight)->excl;
+
+	*total = *total + w < *total ? UINT64_MAX : *total + w;
+}
+
+static void speedscope_profile(FILE *out, struct model *m, const struct tscope *sc,
+			       struct samples *s)
+{
+	struct tree *t = tree_build(m, sc->file, sc->thread);
+	uint64_t total = 0;
+
+	each_node(t, add_weight, &total);
+	fputs("    {\"type\": \"sampled\", \"name\": ", out);
+	json_string(out, sc->name[0] ? sc->name : m->nfiles == 1 ? m->files[0]->executable :
+		    "all processes");
+	fprintf(out, ", \"unit\": \"%s\", \"startValue\": 0, \"endValue\": %" PRIu64 ",\n",
+		how_of(m, m->weight) == H_TIME ? "nanoseconds" : "none", total);
+	fputs("     \"samples\": [", out);
+	s->first = true;
+	each_node(t, sample_stack, s);
+	fputs("],\n     \"weights\": [", out);
+	s->first = true;
+	each_node(t, sample_weight, s);
+	fputs("]}", out);
+	tree_free(t);
+}
+
+void render_speedscope(FILE *out, struct model *m)
+{
+	struct tscope *sc;
+	size_t n = scopes(m, true, &sc);
+	struct samples s = { out, true, NULL, 0 };
+
+	fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
+	      " \"exporter\": \"" PROG "\", \"name\": ", out);
+	json_string(out, m->nfiles == 1 ? m->files[0]->path : "pmcshim regions");
+	fputs(", \"activeProfileIndex\": 0,\n \"shared\": {\"frames\": [", out);
+	for (size_t i = 0; i < m->nregions; i++) {
+		fputs(i ? ", " : "", out);
+		fputs("{\"name\": ", out);
+		json_string(out, m->regions[i]);
+		putc('}', out);
+	}
+	fputs("]},\n \"profiles\": [\n", out);
+	for (size_t i = 0; i < n; i++) {
+		speedscope_profile(out, m, &sc[i], &s);
+		fputs(i + 1 < n ? ",\n" : "\n", out);
+	}
+	fputs(" ]}\n", out);
+	free(s.path), free(sc);
+}
