@@ -79,10 +79,12 @@ struct group {
 	struct sum *s;			/* [0] wall time, [1 + e] event e */
 	double sort_key, tie_excl, tie_incl; /* tie_*: the weight's, for ties */
 	bool sort_na;			/* no value to sort by: goes last */
+	/* s holds only the weight's sum: a row --top cut (the tables hold
+	 * none such) */
+	bool light;
 	size_t nsub, subcap;
 	struct group **sub;		/* with --stacks: its stacks, sorted */
 	struct group *next_all;		/* the model's list of every group */
-	UT_hash_handle hh;
 };
 
 /* The regions of one scope: everything, one process, or one thread. */
@@ -138,6 +140,7 @@ struct model {
 	size_t ntables;
 	struct gtable *tables;
 	struct group *groups;		/* all groups, for freeing */
+	struct pool gpool;		/* where they and their sums are */
 };
 
 /* Builds the model over files (which it does not own). NULL with why when
