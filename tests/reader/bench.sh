@@ -94,13 +94,8 @@ rm -f "$one"
 
 nranks=${NRANKS:-1024}
 dir=$B/bench-reader-ranks
-rm -rf "$dir" && mkdir -p "$dir" || exit 1
-r=0
-while [ $r -lt "$nranks" ]; do
-	"$B/tests/reader/gen_report" --id $r --rank $r --size "$nranks" --rows 1000 --threads 1 \
-		--regions 1000 --stacks 5 "$dir/pmcshim-app-r$(printf %04d $r)-$r.pmc" || exit 1
-	r=$((r + 1))
-done
+B=$B sh tests/reader/gen_ranks.sh "$dir" "$nranks" --rows 1000 --threads 1 --regions 1000 \
+	--stacks 5 || exit 1
 filemib=0
 cat "$dir"/*.pmc >/dev/null
 echo "== $nranks rank files of 1000 regions each, $(du -sm "$dir" | cut -f1) MiB (load $(cut -d' ' -f1 /proc/loadavg))"
