@@ -380,7 +380,7 @@ static void map_stacks(struct model *m)
 			g = intern_bytes(&hash, key, n * sizeof(*key), (uint32_t)m->nstacks);
 			if (g == m->nstacks) {
 				m->stacks = grow(m->stacks, &cap, m->nstacks + 1, sizeof(*m->stacks));
-				m->stacks[m->nstacks++] = (struct gstack){ f, (uint32_t)s };
+				m->stacks[m->nstacks++] = (struct gstack){ .file = f, .local = (uint32_t)s };
 			}
 			m->stackmap[f][s] = g;
 		}
@@ -389,22 +389,62 @@ static void map_stacks(struct model *m)
 	clear_bytes(&hash);
 }
 
-size_t model_stack_depth(const struct model *m, uint32_t stack)
+/* Physical frame k of a stack as text: one line per function where some
+ * were inlined at the call (symbolize.h). */
+static const char *frame_text(struct model *m, const struct gstack *g, size_t k)
 {
-	const struct gstack *g = &m->stacks[stack];
-
-	return m->files[g->file]->stacks[g->local].n;
-}
-
-const char *model_frame(struct model *m, uint32_t stack, size_t k)
-{
-	const struct gstack *g = &m->stacks[stack];
 	const struct report *r = m->files[g->file];
 	const struct rep_frame *f = &rep_frames(r)[r->stacks[g->local].first + k];
 	const struct gmodule *md = f->module < 0 ? NULL : &m->modules[m->modmap[g->file][f->module]];
 
 	return symbols_frame(m->sym, md ? (int64_t)m->modmap[g->file][f->module] : -1,
 			     md ? md->path : NULL, md ? md->build_id : NULL, f);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 1;
+
+	while ((s = strchr(s, '\n')))
+		n++, s++;
+	return n;
+}
+
+/* A stack's frames as text, once asked for (only the stacks shown are): a
+ * frame where functions were inlined is one frame per function, so the
+ * first frame of the user's own is the line that wrote a marker macro,
+ * not the header's inline function it expands to. */
+static struct gstack *stack_frames(struct model *m, uint32_t stack)
+{
+	struct gstack *g = &m->stacks[stack];
+	size_t n = m->files[g->file]->stacks[g->local].n, k = 0;
+	const char **text;
+
+	if (g->frames)
+		return g;
+	text = xcalloc(n ? n : 1, sizeof(*text));
+	for (size_t i = 0; i < n; i++) {
+		text[i] = frame_text(m, g, i);
+		g->nframes += count_lines(text[i]);
+	}
+	g->frames = pool_zalloc(&m->gpool, (g->nframes ? g->nframes : 1) * sizeof(*g->frames));
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = text[i], *nl; (nl = strchr(p, '\n')); p = nl + 1)
+			g->frames[k++] = pool_strndup(&m->gpool, p, (size_t)(nl - p));
+		g->frames[k++] = strrchr(text[i], '\n') ? strrchr(text[i], '\n') + 1 : text[i];
+	}
+	free(text);
+	return g;
+}
+
+size_t model_stack_depth(struct model *m, uint32_t stack)
+{
+	return stack_frames(m, stack)->nframes;
+}
+
+const char *model_frame(struct model *m, uint32_t stack, size_t k)
+{
+	return stack_frames(m, stack)->frames[k];
 }
 
 void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,

@@ -109,6 +109,10 @@ struct gmodule {
 struct gstack {
 	size_t file;			/* where its frames are */
 	uint32_t local;			/* its index in that report's stacks */
+	/* its frames as text, innermost first, once asked for (NULL before):
+	 * where functions were inlined at a call, one frame each */
+	size_t nframes;
+	const char **frames;
 };
 
 struct symbols;
@@ -174,8 +178,9 @@ bool group_coverage(const struct model *m, const struct group *g, double *v);
 bool group_multiplexed(const struct model *m, const struct group *g);
 
 /* The frames of a stack, innermost first, as text ("function (file:line)",
- * or the report's symbol, or module+offset). */
-size_t model_stack_depth(const struct model *m, uint32_t stack);
+ * or the report's symbol, or module+offset); a function inlined at a call
+ * is a frame of its own, at its line, its caller at the call's line. */
+size_t model_stack_depth(struct model *m, uint32_t stack);
 const char *model_frame(struct model *m, uint32_t stack, size_t k);
 /* Notes on symbols that fell short (one line per module). */
 void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,
