@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -351,6 +352,10 @@ int main(int argc, char **argv)
 	size_t n;
 	int rc;
 
+	/* Arrays of a million rows grow by doubling: mapped on their own,
+	 * realloc moves their pages instead of copying them (glibc would
+	 * raise the threshold after the first big free). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	if ((rc = parse_opts(argc - is_diff, argv + is_diff, &o))) {
 		rc = rc < 0 ? 0 : rc;
 		goto out;

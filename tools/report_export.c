@@ -12,15 +12,18 @@
 #include "symbolize.h"
 
 /* A number without printf: an export writes millions of them. */
+/* A string literal out: its length known, not counted (a million rows
+ * write tens of millions of them). */
+#define PUT_LIT(out, lit) fwrite("" lit, 1, sizeof(lit) - 1, out)
+
 static void put_u64(FILE *out, uint64_t v)
 {
 	char b[24], *p = b + sizeof(b);
 
-	*--p = '\0';
 	do
 		*--p = (char)('0' + v % 10);
 	while ((v /= 10));
-	fputs(p, out);
+	fwrite(p, 1, (size_t)(b + sizeof(b) - p), out);
 }
 
 static void u64_or_null(FILE *out, bool ok, uint64_t v)
@@ -152,9 +155,9 @@ static void export_coverage(FILE *out, const struct report *r, const struct rep_
 {
 	const struct rf_stat *v = &s->v[slot];
 
-	fputs(", \"enabled_ns\": ", out);
+	PUT_LIT(out, ", \"enabled_ns\": ");
 	put_u64(out, v->enabled);
-	fputs(", \"running_ns\": ", out);
+	PUT_LIT(out, ", \"running_ns\": ");
 	put_u64(out, v->running);
 	if (v->running && v->enabled) {
 		fprintf(out, ", \"coverage\": %.4f, \"scaled_incl\": ",
@@ -172,20 +175,20 @@ static void export_value(FILE *out, const struct report *r, const struct rep_thr
 	struct rep_stat st;
 
 	if (!rep_value(r, t, s, e, &st)) {
-		fputs("null", out);
+		PUT_LIT(out, "null");
 		return;
 	}
-	fputs("{\"incl\": ", out);
+	PUT_LIT(out, "{\"incl\": ");
 	put_u64(out, st.incl);
-	fputs(", \"excl\": ", out);
+	PUT_LIT(out, ", \"excl\": ");
 	put_u64(out, st.excl);
-	fputs(", \"min\": ", out);
+	PUT_LIT(out, ", \"min\": ");
 	u64_or_null(out, s->calls > 0, st.min);
-	fputs(", \"max\": ", out);
+	PUT_LIT(out, ", \"max\": ");
 	u64_or_null(out, s->calls > 0, st.max);
 	if (e >= 0 && t->coverage)
 		export_coverage(out, r, t, s, t->slot[e]);
-	fputs("}", out);
+	PUT_LIT(out, "}");
 }
 
 /* A region not from the markers: its source, and the address it is keyed
@@ -208,19 +211,19 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 
 	key_str(out, "        {", "region", r->names[rep_region(r, s->region)]);
 	export_origin(out, r, s->region);
-	fputs(", \"stack\": ", out);
+	PUT_LIT(out, ", \"stack\": ");
 	put_u64(out, s->stack);
-	fputs(", \"calls\": ", out);
+	PUT_LIT(out, ", \"calls\": ");
 	put_u64(out, s->calls);
-	fputs(", \"child_calls\": ", out);
+	PUT_LIT(out, ", \"child_calls\": ");
 	put_u64(out, s->child_calls);
 	if (r->tree && t->parent[j] == NO_PARENT)
-		fputs(", \"parent\": null", out);
+		PUT_LIT(out, ", \"parent\": null");
 	else if (r->tree)
 		fprintf(out, ", \"parent\": %" PRIu32, t->parent[j]);
-	fputs(",\n         \"wall_ns\": ", out);
+	PUT_LIT(out, ",\n         \"wall_ns\": ");
 	export_value(out, r, t, s, -1);
-	fputs(", \"events\": [", out);
+	PUT_LIT(out, ", \"events\": [");
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);
 		export_value(out, r, t, s, (int)e);

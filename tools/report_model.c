@@ -48,68 +48,114 @@ bool event_is_time(const char *name)
 
 /* ---- names shared across files ------------------------------------------ */
 
-struct name_ent {
-	const char *s;
-	uint32_t idx;
-	UT_hash_handle hh;
+/* Names by index into their array: open addressing, each slot the name's
+ * index + 1 (0: empty) under 32 bits of its hash, so a probe compares
+ * strings only when the hashes agree. A million names cost 16 bytes each
+ * here, and no allocation. */
+struct name_set {
+	uint64_t *slot;
+	size_t cap, n;
 };
 
-/* Index of s in *names (added when new); the hash finds it. */
-static uint32_t intern(struct name_ent **hash, const char ***names, size_t *n, size_t *cap,
-		       const char *s)
+static uint32_t str_hash(const char *s)
 {
-	struct name_ent *e;
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
 
-	HASH_FIND_STR(*hash, s, e);
-	if (e)
-		return e->idx;
-	e = xcalloc(1, sizeof(*e));
-	e->s = s, e->idx = (uint32_t)*n;
-	HASH_ADD_KEYPTR(hh, *hash, e->s, strlen(e->s), e);
-	*names = grow(*names, cap, *n + 1, sizeof(**names));
-	(*names)[(*n)++] = s;
-	return e->idx;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return (uint32_t)(h ^ h >> 32);
 }
 
-static void clear_names(struct name_ent **hash)
+static uint64_t *name_slot(const struct name_set *set, const char *const *names, const char *s,
+			   uint32_t h)
 {
-	struct name_ent *e, *tmp;
+	size_t i = h & (set->cap - 1);
 
-	HASH_ITER(hh, *hash, e, tmp) {
-		HASH_DEL(*hash, e);
-		free(e);
+	while (set->slot[i] && ((uint32_t)(set->slot[i] >> 32) != h ||
+				strcmp(names[(uint32_t)set->slot[i] - 1], s)))
+		i = (i + 1) & (set->cap - 1);
+	return &set->slot[i];
+}
+
+/* Room for n names at most half full. */
+static void name_set_reserve(struct name_set *set, size_t n)
+{
+	struct name_set big = { .n = set->n, .cap = set->cap ? set->cap : 64 };
+
+	while (big.cap < 2 * n)
+		big.cap *= 2;
+	if (big.cap == set->cap)
+		return;
+	big.slot = xcalloc(big.cap, sizeof(*big.slot));
+	for (size_t i = 0; i < set->cap; i++) {
+		size_t k = (uint32_t)(set->slot[i] >> 32) & (big.cap - 1);
+
+		if (!set->slot[i])
+			continue;
+		while (big.slot[k])
+			k = (k + 1) & (big.cap - 1);
+		big.slot[k] = set->slot[i];
 	}
+	free(set->slot);
+	*set = big;
+}
+
+/* Index of s in *names (added when new). */
+static uint32_t intern(struct name_set *set, const char ***names, size_t *n, size_t *cap,
+		       const char *s)
+{
+	uint32_t h = str_hash(s);
+	uint64_t *slot;
+
+	name_set_reserve(set, set->n + 1);
+	slot = name_slot(set, *names, s, h);
+	if (*slot)
+		return (uint32_t)*slot - 1;
+	*names = grow(*names, cap, *n + 1, sizeof(**names));
+	(*names)[(*n)++] = s;
+	*slot = (uint64_t)h << 32 | (uint32_t)*n;
+	set->n++;
+	return (uint32_t)*n - 1;
+}
+
+static void clear_names(struct name_set *set)
+{
+	free(set->slot);
+	*set = (struct name_set){ 0 };
 }
 
 /* Files may list different events: the columns are their union, by name. */
 static void map_events(struct model *m)
 {
-	struct name_ent *hash = NULL;
+	struct name_set set = { 0 };
 	size_t cap = 0;
 
 	for (size_t f = 0; f < m->nfiles; f++)
 		for (size_t i = 0; i < m->files[f]->nev; i++)
-			intern(&hash, &m->ev, &m->nev, &cap, m->files[f]->ev[i].name);
+			intern(&set, &m->ev, &m->nev, &cap, m->files[f]->ev[i].name);
 	m->evmap = xcalloc(m->nfiles * m->nev, sizeof(*m->evmap));
 	for (size_t i = 0; i < m->nfiles * m->nev; i++)
 		m->evmap[i] = -1;
 	for (size_t f = 0; f < m->nfiles; f++) {
 		for (size_t i = m->files[f]->nev; i-- > 0;) { /* a name listed twice: the first */
-			struct name_ent *e;
+			const char *name = m->files[f]->ev[i].name;
+			uint32_t e = (uint32_t)*name_slot(&set, m->ev, name, str_hash(name)) - 1;
 
-			HASH_FIND_STR(hash, m->files[f]->ev[i].name, e);
-			m->evmap[f * m->nev + e->idx] = (int)i;
+			m->evmap[f * m->nev + e] = (int)i;
 		}
 	}
-	clear_names(&hash);
+	clear_names(&set);
 }
 
 /* Region names are per file (by id); the model's regions are their union. */
 static void map_threads_and_regions(struct model *m)
 {
-	struct name_ent *hash = NULL;
-	size_t cap = 0, k = 0;
+	struct name_set set = { 0 };
+	size_t cap = 0, k = 0, nnames = 0;
 
+	for (size_t f = 0; f < m->nfiles; f++)
+		nnames += m->files[f]->nname_ids;
+	name_set_reserve(&set, nnames);
 	m->namemap = xcalloc(m->nfiles, sizeof(*m->namemap));
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];
@@ -118,7 +164,7 @@ static void map_threads_and_regions(struct model *m)
 		m->namemap[f] = xcalloc(r->nname_ids, sizeof(**m->namemap));
 		for (size_t id = 0; id < r->nname_ids; id++)
 			if (r->names[id])
-				m->namemap[f][id] = intern(&hash, &m->regions, &m->nregions, &cap,
+				m->namemap[f][id] = intern(&set, &m->regions, &m->nregions, &cap,
 							   r->names[id]);
 	}
 	m->threads = xcalloc(m->nthreads, sizeof(*m->threads));
@@ -126,7 +172,7 @@ static void map_threads_and_regions(struct model *m)
 		for (size_t i = 0; i < m->files[f]->nthreads; i++, k++)
 			m->threads[k] = (struct mthread){ f, &m->files[f]->threads[i],
 							  m->namemap[f] };
-	clear_names(&hash);
+	clear_names(&set);
 	m->source = xcalloc(m->nregions + 1, sizeof(*m->source));
 	for (size_t f = m->nfiles; f-- > 0;) /* the first file's, where they differ */
 		for (size_t id = 0; id < m->files[f]->nname_ids; id++)
@@ -350,7 +396,7 @@ static void map_stacks(struct model *m)
 			g = intern_bytes(&hash, key, n * sizeof(*key), (uint32_t)m->nstacks);
 			if (g == m->nstacks) {
 				m->stacks = grow(m->stacks, &cap, m->nstacks + 1, sizeof(*m->stacks));
-				m->stacks[m->nstacks++] = (struct gstack){ f, (uint32_t)s };
+				m->stacks[m->nstacks++] = (struct gstack){ .file = f, .local = (uint32_t)s };
 			}
 			m->stackmap[f][s] = g;
 		}
@@ -359,22 +405,62 @@ static void map_stacks(struct model *m)
 	clear_bytes(&hash);
 }
 
-size_t model_stack_depth(const struct model *m, uint32_t stack)
+/* Physical frame k of a stack as text: one line per function where some
+ * were inlined at the call (symbolize.h). */
+static const char *frame_text(struct model *m, const struct gstack *g, size_t k)
 {
-	const struct gstack *g = &m->stacks[stack];
-
-	return m->files[g->file]->stacks[g->local].n;
-}
-
-const char *model_frame(struct model *m, uint32_t stack, size_t k)
-{
-	const struct gstack *g = &m->stacks[stack];
 	const struct report *r = m->files[g->file];
 	const struct rep_frame *f = &rep_frames(r)[r->stacks[g->local].first + k];
 	const struct gmodule *md = f->module < 0 ? NULL : &m->modules[m->modmap[g->file][f->module]];
 
 	return symbols_frame(m->sym, md ? (int64_t)m->modmap[g->file][f->module] : -1,
 			     md ? md->path : NULL, md ? md->build_id : NULL, f);
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 1;
+
+	while ((s = strchr(s, '\n')))
+		n++, s++;
+	return n;
+}
+
+/* A stack's frames as text, once asked for (only the stacks shown are): a
+ * frame where functions were inlined is one frame per function, so the
+ * first frame of the user's own is the line that wrote a marker macro,
+ * not the header's inline function it expands to. */
+static struct gstack *stack_frames(struct model *m, uint32_t stack)
+{
+	struct gstack *g = &m->stacks[stack];
+	size_t n = m->files[g->file]->stacks[g->local].n, k = 0;
+	const char **text;
+
+	if (g->frames)
+		return g;
+	text = xcalloc(n ? n : 1, sizeof(*text));
+	for (size_t i = 0; i < n; i++) {
+		text[i] = frame_text(m, g, i);
+		g->nframes += count_lines(text[i]);
+	}
+	g->frames = pool_zalloc(&m->gpool, (g->nframes ? g->nframes : 1) * sizeof(*g->frames));
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = text[i], *nl; (nl = strchr(p, '\n')); p = nl + 1)
+			g->frames[k++] = pool_strndup(&m->gpool, p, (size_t)(nl - p));
+		g->frames[k++] = strrchr(text[i], '\n') ? strrchr(text[i], '\n') + 1 : text[i];
+	}
+	free(text);
+	return g;
+}
+
+size_t model_stack_depth(struct model *m, uint32_t stack)
+{
+	return stack_frames(m, stack)->nframes;
+}
+
+const char *model_frame(struct model *m, uint32_t stack, size_t k)
+{
+	return stack_frames(m, stack)->frames[k];
 }
 
 void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,
@@ -424,8 +510,9 @@ void model_free(struct model *m)
 		struct group *g = m->groups;
 
 		m->groups = g->next_all;
-		free(g->s), free(g->sub), free(g);
+		free(g->sub);
 	}
+	pool_free(&m->gpool);
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);
 	free(m->ev), free(m->evmap);
@@ -528,28 +615,93 @@ static bool below_min_coverage(const struct model *m, const struct group *g)
 
 /* ---- tables ------------------------------------------------------------- */
 
-static struct group *group_get(struct model *m, struct group **hash, uint32_t region,
+/* The groups of a scope by key: open addressing (a million groups, no
+ * million allocations), and in v in the order they came, to visit. */
+struct gmap {
+	struct group **slot, **v;
+	size_t cap, n, vcap;
+};
+
+static size_t key_hash(uint32_t region, uint32_t scope, uint32_t stack)
+{
+	uint64_t h = (region * 0x9e3779b97f4a7c15ull) ^
+		     ((((uint64_t)scope << 32) | stack) * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ h >> 31);
+}
+
+static struct group **gmap_slot(const struct gmap *map, uint32_t region, uint32_t scope,
+				uint32_t stack)
+{
+	size_t i = key_hash(region, scope, stack) & (map->cap - 1);
+	struct group *g;
+
+	while ((g = map->slot[i]) &&
+	       (g->key.region != region || g->key.scope != scope || g->key.stack != stack))
+		i = (i + 1) & (map->cap - 1);
+	return &map->slot[i];
+}
+
+static void gmap_grow(struct gmap *map)
+{
+	struct gmap big = { .cap = map->cap ? 2 * map->cap : 64 };
+
+	big.slot = xcalloc(big.cap, sizeof(*big.slot));
+	for (size_t i = 0; i < map->n; i++)
+		*gmap_slot(&big, map->v[i]->key.region, map->v[i]->key.scope,
+			   map->v[i]->key.stack) = map->v[i];
+	free(map->slot);
+	map->slot = big.slot, map->cap = big.cap;
+}
+
+/* The columns a group sums before the cut: all (1 + nev), or with light
+ * only the weight's, which is all that --top needs to choose the rows
+ * shown; those get the rest after (fill_shown). */
+static struct group *group_new(struct model *m, struct gmap *map, bool light, uint32_t region,
 			       uint32_t scope, uint32_t stack)
 {
-	struct group *g, probe;
+	struct group *g = pool_zalloc(&m->gpool, sizeof(*g));
 
-	memset(&probe.key, 0, sizeof(probe.key));
-	probe.key.region = region, probe.key.scope = scope, probe.key.stack = stack;
-	HASH_FIND(hh, *hash, &probe.key, sizeof(probe.key), g);
-	if (g)
-		return g;
-	g = xcalloc(1, sizeof(*g));
-	g->key = probe.key;
-	g->s = xcalloc(1 + m->nev, sizeof(*g->s));
-	HASH_ADD(hh, *hash, key, sizeof(g->key), g);
+	g->key.region = region, g->key.scope = scope, g->key.stack = stack;
+	g->light = light;
+	g->s = pool_zalloc(&m->gpool, (light ? 1 : 1 + m->nev) * sizeof(*g->s));
+	map->v = grow(map->v, &map->vcap, map->n + 1, sizeof(*map->v));
+	map->v[map->n++] = g;
 	return g;
 }
 
-static void add_row(const struct model *m, struct group *g, const struct mthread *t, size_t j)
+static struct group *group_get(struct model *m, struct gmap *map, bool light, uint32_t region,
+			       uint32_t scope, uint32_t stack)
+{
+	struct group **slot;
+
+	if (2 * (map->n + 1) > map->cap)
+		gmap_grow(map);
+	slot = gmap_slot(map, region, scope, stack);
+	return *slot ? *slot : (*slot = group_new(m, map, light, region, scope, stack));
+}
+
+static struct group *group_find(const struct gmap *map, uint32_t region, uint32_t scope,
+				uint32_t stack)
+{
+	return map->cap ? *gmap_slot(map, region, scope, stack) : NULL;
+}
+
+/* Row j into g: its calls counted once (count), its values into each
+ * column g keeps. */
+static void add_row(const struct model *m, struct group *g, const struct mthread *t, size_t j,
+		    bool count)
 {
 	uint64_t calls = row_calls(m, t, j);
 
-	g->calls = sat_add(g->calls, calls);
+	if (count)
+		g->calls = sat_add(g->calls, calls);
+	if (g->light) {
+		struct rowval rv = row_value(m, t, j, m->weight);
+
+		sum_add(&g->s[0], &rv, calls);
+		return;
+	}
 	for (int e = -1; e < (int)m->nev; e++) {
 		struct rowval rv = row_value(m, t, j, e);
 
@@ -557,11 +709,22 @@ static void add_row(const struct model *m, struct group *g, const struct mthread
 	}
 }
 
+/* The weight alone orders the rows (ties included) unless the sort or
+ * --min-coverage reads another column; and only a cut leaves rows out. */
+static bool sort_needs_weight_only(const struct model *m)
+{
+	const struct opts *o = m->o;
+
+	return o->top && !o->has_min_coverage && o->sort != S_IPC && o->sort != S_COVERAGE &&
+	       o->sort != S_SOURCE &&
+	       (o->sort != S_WALL || m->weight < 0);
+}
+
 /* The stacks of a region are "heaviest first": by their own (exclusive)
  * cost, unless --sort says otherwise. */
 static void set_sort_key(const struct model *m, struct group *g)
 {
-	const struct sum *w = model_weight(m, g);
+	const struct sum *w = g->light ? &g->s[0] : model_weight(m, g);
 	double v = 0;
 	bool ok = w->have > 0;
 	enum sort_field sort = m->o->sort;
@@ -619,44 +782,52 @@ static int by_sort_key(const void *pa, const void *pb)
 	return c;
 }
 
+/* x into the heap h[0..k) at p, sifted down: the worst of by_sort_key on top. */
+static void sift_down(struct group **h, size_t k, size_t p, struct group *x)
+{
+	for (size_t c; (c = 2 * p + 1) < k; p = c) {
+		c += c + 1 < k && by_sort_key(&h[c + 1], &h[c]) > 0;
+		if (by_sort_key(&h[c], &x) <= 0)
+			break;
+		h[p] = h[c];
+	}
+	h[p] = x;
+}
+
+/* The first k of n (k < n) in by_sort_key order, moved to g[0..k) unsorted:
+ * a heap of the k best so far, so a table of a million regions cut to 20
+ * costs n log k comparisons, not n log n. */
+static void select_top(struct group **g, size_t n, size_t k)
+{
+	for (size_t r = k / 2; r-- > 0;)
+		sift_down(g, k, r, g[r]);
+	for (size_t i = k; i < n; i++)
+		if (by_sort_key(&g[i], &g[0]) < 0)
+			sift_down(g, k, 0, g[i]);
+}
+
 static void sort_cut(const struct model *m, struct group **g, size_t *n)
 {
 	sort_model = m;
+	if (m->o->top && *n > 2 * m->o->top) {
+		select_top(g, *n, m->o->top);
+		*n = m->o->top;
+	}
 	if (*n > 1) /* g may be NULL when empty, which qsort must not see */
 		qsort(g, *n, sizeof(*g), by_sort_key);
 	if (m->o->top && *n > m->o->top)
 		*n = m->o->top;
 }
 
-/* Groups leave their hash for the model's list (freed with the model). */
-static void keep_groups(struct model *m, struct group **hash)
+/* Groups leave their map for the model's list (their memory is the
+ * model's pool; their stacks' arrays are freed with the model). */
+static void keep_groups(struct model *m, struct gmap *map)
 {
-	struct group *g, *tmp;
-
-	HASH_ITER(hh, *hash, g, tmp) {
-		HASH_DEL(*hash, g);
-		g->next_all = m->groups;
-		m->groups = g;
+	for (size_t i = 0; i < map->n; i++) {
+		map->v[i]->next_all = m->groups;
+		m->groups = map->v[i];
 	}
-}
-
-static void attach_stacks(struct model *m, struct group *regs, struct group *stks)
-{
-	struct group *s, *tmp, *r;
-
-	HASH_ITER(hh, stks, s, tmp) {
-		struct group probe;
-
-		memset(&probe.key, 0, sizeof(probe.key));
-		probe.key.region = s->key.region, probe.key.scope = s->key.scope;
-		probe.key.stack = NO_STACK;
-		HASH_FIND(hh, regs, &probe.key, sizeof(probe.key), r);
-		set_sort_key(m, s);
-		r->sub = grow(r->sub, &r->subcap, r->nsub + 1, sizeof(*r->sub));
-		r->sub[r->nsub++] = s;
-	}
-	for (r = regs; r; r = r->hh.next)
-		sort_cut(m, r->sub, &r->nsub);
+	free(map->slot), free(map->v);
 }
 
 static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
@@ -665,28 +836,52 @@ static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
 		(uint32_t)thread;
 }
 
-/* A region's group in a scope: from a direct table when scopes x regions
- * is small enough (one lookup per row is most of the work on a big file),
- * else from the hash. */
-static struct group *region_group(struct model *m, struct group **hash, struct group **direct,
-				  size_t nregions, uint32_t region, uint32_t scope)
-{
-	struct group **slot = direct ? &direct[(size_t)scope * nregions + region] : NULL;
+/* The groups of a scope: in a map, the regions' in a direct table instead
+ * when scopes x regions is small enough (one lookup per row is most of
+ * the work on a big file). */
+struct scope_groups {
+	struct gmap regs, stks;
+	struct group **direct;
+	size_t nregions;
+	bool light;
+};
 
-	if (slot && *slot)
-		return *slot;
-	return slot ? (*slot = group_get(m, hash, region, scope, NO_STACK)) :
-		group_get(m, hash, region, scope, NO_STACK);
+static struct group *region_group(struct model *m, struct scope_groups *sg, uint32_t region,
+				  uint32_t scope)
+{
+	struct group **slot;
+
+	if (!sg->direct)
+		return group_get(m, &sg->regs, sg->light, region, scope, NO_STACK);
+	slot = &sg->direct[(size_t)scope * sg->nregions + region];
+	return *slot ? *slot : (*slot = group_new(m, &sg->regs, sg->light, region, scope, NO_STACK));
 }
 
-static void build_scope(struct model *m, enum scope sc)
+static struct group *region_find(const struct scope_groups *sg, uint32_t region,
+				 uint32_t scope)
 {
-	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
-	struct group *regs = NULL, *stks = NULL, *g;
-	size_t first = m->ntables;
-	struct group **direct = nscopes * m->nregions <= (1u << 20) ?
-		xcalloc(nscopes * m->nregions, sizeof(*direct)) : NULL;
+	return sg->direct ? sg->direct[(size_t)scope * sg->nregions + region] :
+		group_find(&sg->regs, region, scope, NO_STACK);
+}
 
+static void attach_stacks(struct model *m, struct scope_groups *sg)
+{
+	for (size_t i = 0; i < sg->stks.n; i++) {
+		struct group *s = sg->stks.v[i];
+		struct group *r = region_find(sg, s->key.region, s->key.scope);
+
+		set_sort_key(m, s);
+		r->sub = grow(r->sub, &r->subcap, r->nsub + 1, sizeof(*r->sub));
+		r->sub[r->nsub++] = s;
+	}
+	for (size_t i = 0; i < sg->regs.n; i++)
+		sort_cut(m, sg->regs.v[i]->sub, &sg->regs.v[i]->nsub);
+}
+
+/* Every row of the scope into its groups; with shown, only into the groups
+ * shown (fill_shown), which already counted the row's calls. */
+static void add_rows(struct model *m, enum scope sc, struct scope_groups *sg, bool shown)
+{
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct mthread *t = &m->threads[i];
 		uint32_t scope = scope_of(m, sc, i);
@@ -694,31 +889,73 @@ static void build_scope(struct model *m, enum scope sc)
 		for (size_t j = 0; j < t->t->nrows; j++) {
 			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
 			uint32_t region = t->regmap[rep_region(m->files[t->file], site->region)];
+			struct group *g;
 
 			/* a function whose calls were all folded into their callers
 			 * (PMCSHIM_FUNCTIONS min=) has nothing to show */
 			if (!m->selected[region] ||
 			    (!site->calls && m->source[region] == RF_FROM_FUNCTIONS))
 				continue;
-			add_row(m, region_group(m, &regs, direct, m->nregions, region, scope), t, j);
-			if (m->stackmap)
-				add_row(m, group_get(m, &stks, region, scope,
-						     m->stackmap[t->file][site->stack]),
-					t, j);
+			g = shown ? region_find(sg, region, scope) : region_group(m, sg, region, scope);
+			if (!shown || !g->light)
+				add_row(m, g, t, j, !shown);
+			if (!m->stackmap || (shown && g->light))
+				continue;
+			g = shown ? group_find(&sg->stks, region, scope,
+					       m->stackmap[t->file][site->stack]) :
+				group_get(m, &sg->stks, sg->light, region, scope,
+					  m->stackmap[t->file][site->stack]);
+			if (!shown || !g->light)
+				add_row(m, g, t, j, !shown);
 		}
 	}
-	free(direct);
-	attach_stacks(m, regs, stks);
+}
+
+/* A group shown gets all its columns (the weight's sum again with them). */
+static void unlight(struct model *m, struct group *g)
+{
+	g->light = false;
+	g->s = pool_zalloc(&m->gpool, (1 + m->nev) * sizeof(*g->s));
+}
+
+/* After a cut on the weight alone: the rows shown, and their stacks shown,
+ * summed in every column, by a second pass over the rows. */
+static void fill_shown(struct model *m, enum scope sc, struct scope_groups *sg, size_t first,
+		       size_t nscopes)
+{
+	for (size_t s = 0; s < nscopes; s++) {
+		const struct gtable *t = &m->tables[first + s];
+
+		for (size_t i = 0; i < t->n; i++) {
+			unlight(m, t->g[i]);
+			for (size_t k = 0; k < t->g[i]->nsub; k++)
+				unlight(m, t->g[i]->sub[k]);
+		}
+	}
+	add_rows(m, sc, sg, true);
+}
+
+static void build_scope(struct model *m, enum scope sc)
+{
+	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
+	size_t first = m->ntables;
+	struct scope_groups sg = { .nregions = m->nregions, .light = sort_needs_weight_only(m) };
+
+	if (nscopes * m->nregions <= (1u << 20))
+		sg.direct = xcalloc(nscopes * m->nregions, sizeof(*sg.direct));
+	add_rows(m, sc, &sg, false);
+	attach_stacks(m, &sg);
 	m->tables = xrealloc(m->tables, (m->ntables + nscopes) * sizeof(*m->tables));
 	for (size_t s = 0; s < nscopes; s++)
 		m->tables[m->ntables++] = (struct gtable){ .scope = sc, .id = (uint32_t)s };
-	for (g = regs; g; g = g->hh.next) /* count, then fill: no regrowing */
-		m->tables[first + g->key.scope].n++;
+	for (size_t i = 0; i < sg.regs.n; i++) /* count, then fill: no regrowing */
+		m->tables[first + sg.regs.v[i]->key.scope].n++;
 	for (size_t s = 0; s < nscopes; s++) {
 		m->tables[first + s].g = xcalloc(m->tables[first + s].n, sizeof(struct group *));
 		m->tables[first + s].n = 0;
 	}
-	for (g = regs; g; g = g->hh.next) {
+	for (size_t i = 0; i < sg.regs.n; i++) {
+		struct group *g = sg.regs.v[i];
 		struct gtable *t = &m->tables[first + g->key.scope];
 
 		if (below_min_coverage(m, g)) {
@@ -730,8 +967,11 @@ static void build_scope(struct model *m, enum scope sc)
 	}
 	for (size_t s = 0; s < nscopes; s++)
 		sort_cut(m, m->tables[first + s].g, &m->tables[first + s].n);
-	keep_groups(m, &regs);
-	keep_groups(m, &stks);
+	if (sg.light)
+		fill_shown(m, sc, &sg, first, nscopes);
+	free(sg.direct);
+	keep_groups(m, &sg.regs);
+	keep_groups(m, &sg.stks);
 }
 
 void model_tables(struct model *m)

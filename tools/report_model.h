@@ -89,10 +89,12 @@ struct group {
 	struct sum *s;			/* [0] wall time, [1 + e] event e */
 	double sort_key, tie_excl, tie_incl; /* tie_*: the weight's, for ties */
 	bool sort_na;			/* no value to sort by: goes last */
+	/* s holds only the weight's sum: a row --top cut (the tables hold
+	 * none such) */
+	bool light;
 	size_t nsub, subcap;
 	struct group **sub;		/* with --stacks: its stacks, sorted */
 	struct group *next_all;		/* the model's list of every group */
-	UT_hash_handle hh;
 };
 
 /* The regions of one scope: everything, one process, or one thread. */
@@ -117,6 +119,10 @@ struct gmodule {
 struct gstack {
 	size_t file;			/* where its frames are */
 	uint32_t local;			/* its index in that report's stacks */
+	/* its frames as text, innermost first, once asked for (NULL before):
+	 * where functions were inlined at a call, one frame each */
+	size_t nframes;
+	const char **frames;
 };
 
 struct symbols;
@@ -150,6 +156,7 @@ struct model {
 	size_t ntables;
 	struct gtable *tables;
 	struct group *groups;		/* all groups, for freeing */
+	struct pool gpool;		/* where they and their sums are */
 };
 
 /* Builds the model over files (which it does not own). NULL with why when
@@ -183,8 +190,9 @@ bool group_coverage(const struct model *m, const struct group *g, double *v);
 bool group_multiplexed(const struct model *m, const struct group *g);
 
 /* The frames of a stack, innermost first, as text ("function (file:line)",
- * or the report's symbol, or module+offset). */
-size_t model_stack_depth(const struct model *m, uint32_t stack);
+ * or the report's symbol, or module+offset); a function inlined at a call
+ * is a frame of its own, at its line, its caller at the call's line. */
+size_t model_stack_depth(struct model *m, uint32_t stack);
 const char *model_frame(struct model *m, uint32_t stack, size_t k);
 /* Notes on symbols that fell short (one line per module). */
 void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,

@@ -134,6 +134,9 @@ static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 	if (gmod < 0) { /* JIT code, a vDSO not listed...: the address is all */
 		if (f->symbol)
 			return pool_strdup(&s->pool, f->symbol);
+		if (s->sz) /* names were asked for: say why there are none */
+			add_note(s, -1, "(no module)", "addresses in no module loaded when their "
+				 "stack was recorded (generated code?): shown as addresses");
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, f->addr);
 		return pool_strdup(&s->pool, buf);
 	}

@@ -17,12 +17,14 @@ void *xrealloc(void *p, size_t n);
  * elements costs O(n). */
 void *grow(void *p, size_t *cap, size_t need, size_t size);
 
-/* Strings that live as long as the pool: copied into big blocks, so a
+/* Strings (and other small things) that live as long as the pool: copied into big blocks, so a
  * report with 100 000 names costs a few allocations, not 100 000. */
 struct pool {
 	struct pool_block *head;
 };
 
+/* n zeroed bytes aligned for any type, freed with the pool. */
+void *pool_zalloc(struct pool *p, size_t n);
 const char *pool_strndup(struct pool *p, const char *s, size_t n);
 const char *pool_strdup(struct pool *p, const char *s);
 /* Hands src's strings over to dst (src is then empty). */

@@ -7,7 +7,9 @@
  * the symbolizer; a report names a few dozen at most.
  *
  * Output forms:
- *   SYM_LINE     "function (file:line)"  note NULL
+ *   SYM_LINE     "function (file:line)"  note NULL; where functions were
+ *                inlined at the address, one such line per function,
+ *                innermost first (symbolize.h)
  *   SYM_FUNCTION "function+0xoff"        note "no debug info", or
  *                                        "no line info" (debug info exists
  *                                        but does not cover the address)
@@ -37,12 +39,14 @@
 #include <dwarf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NOTE_MISMATCH "build-id mismatch: file changed since the run"
 
 struct module {
@@ -182,25 +186,100 @@ static struct module *module_get(struct symbolizer *s, const char *path)
 	return m;
 }
 
-/* The source file of a line, relative to its compilation directory when
- * it lies under it: shorter than the absolute path, and still says which
- * of several same-named files it is. */
-static const char *line_file(Dwfl_Line *line, int *lineno)
+/* A source file relative to its compilation directory when it lies under
+ * it: shorter than the absolute path, and still says which of several
+ * same-named files it is. */
+static const char *relative(Dwarf_Die *cu, const char *file)
 {
-	const char *file = dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
-	Dwarf_Die *cu = dwfl_linecu(line);
 	Dwarf_Attribute attr;
 	const char *dir = NULL;
 	size_t n;
 
-	if (!file)
-		return NULL;
 	if (cu && dwarf_attr(cu, DW_AT_comp_dir, &attr))
 		dir = dwarf_formstring(&attr);
 	n = dir ? strlen(dir) : 0;
 	if (n > 0 && strncmp(file, dir, n) == 0 && file[n] == '/' && file[n + 1])
 		return file + n + 1;
 	return file;
+}
+
+static const char *line_file(Dwfl_Line *line, int *lineno)
+{
+	const char *file = dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
+
+	return file ? relative(dwfl_linecu(line), file) : NULL;
+}
+
+/* Where an inlined function was called: DW_AT_call_file (an index into
+ * its unit's file table) and DW_AT_call_line; "??" when not recorded. */
+static const char *call_site(Dwarf_Die *cu, Dwarf_Die *inl, int *lineno)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word idx, line;
+	Dwarf_Files *files;
+	size_t n;
+	const char *file;
+
+	*lineno = 0;
+	if (!dwarf_attr(inl, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) ||
+	    !dwarf_attr(inl, DW_AT_call_line, &a) || dwarf_formudata(&a, &line) ||
+	    dwarf_getsrcfiles(cu, &files, &n) || idx >= n ||
+	    !(file = dwarf_filesrc(files, idx, NULL, NULL)))
+		return "??";
+	*lineno = (int)line;
+	return relative(cu, file);
+}
+
+/* "text\n" at out + *used, as much as fits. */
+static void PRINTF_LIKE(4, 5) append(char *out, size_t outlen, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= outlen)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *used, outlen - *used, fmt, ap);
+	va_end(ap);
+	*used += n > 0 ? (size_t)n : 0;
+}
+
+/* The functions inlined at addr (a marker in a header's inline function
+ * or macro, say), innermost first, one a line of out: each at its line,
+ * the innermost's the address's own (file:lineno), an outer one's the
+ * call of the one inside it; last the function they were inlined into
+ * (name), at the call of the outermost: the user's own line. False (out
+ * untouched) when nothing is inlined there. */
+static bool inlined_frames(struct module *m, Dwarf_Addr addr, const char *name,
+			   const char *file, int lineno, char *out, size_t outlen)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), *scopes = NULL, inner;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : -1;
+	size_t used = 0;
+
+	/* getscopes goes from an inlined instance to its abstract definition's
+	 * scopes; getscopes_die from the innermost, to where it was inlined */
+	if (n > 0) {
+		inner = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
+		const char *fn;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue; /* a lexical block */
+		fn = dwarf_diename(&scopes[i]);
+		append(out, outlen, &used, "%s (%s:%d)\n", fn ? fn : "??", file, lineno);
+		file = call_site(cu, &scopes[i], &lineno);
+	}
+	free(scopes);
+	if (!used)
+		return false;
+	append(out, outlen, &used, "%s (%s:%d)", name ? name : "??", file, lineno);
+	return true;
 }
 
 static enum sym_quality module_only(const char *path, uint64_t offset, char *out,
@@ -231,7 +310,8 @@ static enum sym_quality lookup(struct module *m, uint64_t offset, char *out,
 	line = dwfl_module_getsrc(m->mod, addr);
 	file = line ? line_file(line, &lineno) : NULL;
 	if (file && lineno > 0) {
-		snprintf(out, outlen, "%s (%s:%d)", name ? name : "??", file, lineno);
+		if (!inlined_frames(m, addr, name, file, lineno, out, outlen))
+			snprintf(out, outlen, "%s (%s:%d)", name ? name : "??", file, lineno);
 		*note = NULL;
 		return SYM_LINE;
 	}

@@ -9,7 +9,11 @@
 #include <stdint.h>
 
 enum sym_quality {
-	SYM_LINE,	/* "function (file:line)" */
+	SYM_LINE,	/* "function (file:line)"; where code was inlined at the
+			 * address, one such line per function, innermost first,
+			 * each line separated by '\n': the inlined function at
+			 * the address's line, then each caller at the line of its
+			 * call, last the function they were inlined into */
 	SYM_FUNCTION,	/* "function+0xoff" (no line information) */
 	SYM_MODULE,	/* "module+0xoff" (no symbol, or module not usable) */
 };

@@ -3,7 +3,8 @@
 # (a string literal of exactly that name in preload/) has an entry (.TP)
 # in pmcshim(3); every one the commands read (getenv in tools/) is named
 # in one of the pages; every option of each command (its getopt_long
-# table and option string) has an entry in its page. A failure names
+# table and option string) has an entry in its page; every variable of
+# the shim has a row in README.md's environment table. A failure names
 # what is missing and where it is read.
 . tests/lib.sh
 suite_begin docs
@@ -50,6 +51,10 @@ set -- $(vars $(find preload -name '*.[ch]' | sort))
 check env_in_pmcshim3 "$(tags $M/pmcshim.3)" \
 	"pmcshim(3) has no entry (.TP) for" "$@"
 [ $# -ge 7 ] || result env_found "fail" "only $# variables found in preload/: $*"
+
+# README.md's environment table: a row ("| `VAR` |") for each of them
+check env_in_readme "$(grep -o '^| `PMCSHIM_[A-Z0-9_]*`' README.md | tr -d '|` ')" \
+	"README.md's environment table has no row for" "$@"
 
 set -- $(grep -o 'getenv("PMCSHIM_[A-Z0-9_]*")' tools/*.c /dev/null |
 	sed 's/^\([^:]*\):getenv("\(.*\)")$/\2@\1/' | sort -u -t@ -k1,1)

@@ -8,13 +8,8 @@ B=${B:-build}
 R=$B/pmcshim-report
 n=${NRANKS:-1024}
 dir=$B/bench-ranks
-rm -rf "$dir" && mkdir -p "$dir" || exit 1
-r=0
-while [ $r -lt "$n" ]; do
-	"$B/tests/reader/gen_report" --id $r --rank $r --size "$n" --rows 400 --threads 4 \
-		--regions 25 --stacks 5 "$dir/pmcshim-app-r$(printf %04d $r)-$r.pmc" || exit 1
-	r=$((r + 1))
-done
+B=$B sh tests/reader/gen_ranks.sh "$dir" "$n" --rows 400 --threads 4 --regions 25 --stacks 5 ||
+	exit 1
 kib=$(du -sk "$dir" | cut -f1)
 echo "== reader on $n rank files ($((kib / 1024)) MiB; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg))"
 for args in "" "--format csv" "--format json-table" "--ranks --top 10"; do

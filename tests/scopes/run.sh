@@ -47,6 +47,23 @@ else
 	result leak_is_seen fail "a region left open gave no marker error" "$(tail -4 "$tmp/leak_is_seen.err")"
 fi
 
+# The stacks of a scope end in the header's inline functions: each is a
+# frame of its own, and the first frame outside pmcshim.h is the line that
+# wrote the scope. user_line NAME REGION FUNCTION FILE TEXT: in run NAME,
+# REGION's first stack has, first after the header's frames, FUNCTION at
+# FILE's line holding TEXT.
+user_line() {
+	want="$3 ([^ ]*$(basename "$4"):$(grep -nF "$5" "$4" | head -1 | cut -d: -f1))"
+	got=$("$B/pmcshim-report" --stacks --region "^$2\$" "$tmp/$1"/*.pmc 2>&1 |
+		sed -n '/^  #1 /,/^  #2 /p' | grep '^      ' | grep -v 'pmcshim\.h:' | head -1)
+	echo "$got" | grep -q "^      $want\$" && result "$1_$2_line" ok ||
+		result "$1_$2_line" fail "first frame after pmcshim.h: '$got', want '$want'"
+}
+user_line c_exit_paths early early tests/scopes/scopes.c 'PMCSHIM_SCOPE("early")'
+user_line c_exit_paths goto by_goto tests/scopes/scopes.c 'PMCSHIM_SCOPE("goto")'
+user_line cxx_exceptions macro macro_form tests/scopes/scopes_cxx.cpp 'PMCSHIM_SCOPE("macro")'
+user_line cxx_exceptions throws throws tests/scopes/scopes_cxx.cpp 'pmcshim::scope s("throws")'
+
 out=$("$B/tests/scopes/scopes") && out2=$("$B/tests/scopes/scopes_cxx")
 [ "$out" = "scopes: 3" ] && [ "$out2" = "scopes_cxx: caught 3" ] && result without_shim ok ||
 	result without_shim fail "'$out' '$out2'"

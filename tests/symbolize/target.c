@@ -125,9 +125,28 @@ static __attribute__((noinline)) void second_caller(struct site *s)
 	s->func_addr = (void *)second_caller;
 }
 
+/* A call inlined into its caller, as a marker macro's inline function is
+ * into the user's code: the symbolizer names both, the inlined function at
+ * the call's line and the caller at the line of the inlined call
+ * (always_inline: inlined at -O0 too). */
+static __attribute__((always_inline)) inline void inlined_where(struct site *s)
+{
+	s->ra = where(); s->line = __LINE__;
+	s->func = __func__;
+}
+
+static __attribute__((noinline)) void inlining_caller(struct site *s, struct site *by)
+{
+	inlined_where(s); by->line = __LINE__;
+	s->file = by->file = __FILE__;
+	s->func_addr = by->func_addr = (void *)inlining_caller;
+	by->ra = s->ra;
+	by->func = __func__;
+}
+
 int main(void)
 {
-	struct site s;
+	struct site s, by;
 
 	first_caller(&s);
 	emit("first", &s);
@@ -135,5 +154,8 @@ int main(void)
 	emit("second", &s);
 	target_lib_site(&s);
 	emit("lib", &s);
+	inlining_caller(&s, &by);
+	emit("inlined", &s);
+	emit("inlined-by", &by);
 	return 0;
 }

@@ -24,8 +24,10 @@ struct site {
 	int line;
 };
 
-enum { FIRST, SECOND, LIB, NSITES };
-static const char *const labels[NSITES] = { "first", "second", "lib" };
+/* INLINED and INLINED_BY: one call site, inlined_where() inlined into
+ * inlining_caller() */
+enum { FIRST, SECOND, LIB, NCALLS, INLINED = NCALLS, INLINED_BY, NSITES };
+static const char *const labels[NSITES] = { "first", "second", "lib", "inlined", "inlined-by" };
 static struct site sites[NSITES];
 static int have_sites;
 static char dir[PATH_MAX / 2];	/* where this binary and the target live */
@@ -100,7 +102,7 @@ static void test_line_of_each_call_site(void)
 	const char *note = "unset";
 
 	CHECK(sym, "symbolizer_new failed");
-	for (int i = 0; i < NSITES; i++) {
+	for (int i = 0; i < NCALLS; i++) {
 		const struct site *s = site(i);
 		CHECK(s, "the target did not report site %s", labels[i]);
 		CHECK(s->build_id[0], "site %s: no build-id in the target", labels[i]);
@@ -114,6 +116,27 @@ static void test_line_of_each_call_site(void)
 		}
 	}
 	symbolizer_free(sym);
+}
+
+/* A call in a function inlined into another: a line each, the inlined
+ * function at the call, then its caller at the line it was inlined at (so
+ * a marker macro's frames end in the user's line, not the header's). */
+static void test_inlined_call(void)
+{
+	struct symbolizer *sym = symbolizer_new();
+	const struct site *in = site(INLINED), *by = site(INLINED_BY);
+	char out[512], want[512], a[256], b[256];
+	const char *note = "unset";
+	enum sym_quality q;
+
+	CHECK(sym && in && by, "no symbolizer, or the target did not report its inlined call");
+	q = symbolize(sym, in->path, in->build_id, in->offset, out, sizeof(out), &note);
+	expect_line(a, sizeof(a), in);
+	expect_line(b, sizeof(b), by);
+	snprintf(want, sizeof(want), "%s\n%s", a, b);
+	symbolizer_free(sym);
+	CHECK(q == SYM_LINE && strcmp(out, want) == 0 && !note,
+	      "got %d \"%s\" (note %s), want \"%s\"", (int)q, out, note ? note : "NULL", want);
 }
 
 /* An empty build-id (the run could not read one) trusts the file; case
@@ -387,6 +410,7 @@ int main(void)
 	unsetenv("DEBUGINFOD_URLS");
 	load_sites();
 	RUN(test_line_of_each_call_site);
+	RUN(test_inlined_call);
 	RUN(test_build_id_empty_or_upper_case);
 	RUN(test_build_id_mismatch);
 	RUN(test_missing_file);
