@@ -110,7 +110,7 @@ int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
 #ifdef MADV_POPULATE_READ
 	/* The reader reads every record: its pages mapped in one call, not
 	 * one fault per 64 KiB (a hint: older kernels say EINVAL) */
-	madvise(p, (size_t)(f->tail < f->size ? f->tail : f->size), MADV_POPULATE_READ);
+	madvise((void *)p, (size_t)(f->tail < f->size ? f->tail : f->size), MADV_POPULATE_READ);
 #endif
 	return 0;
 }
