@@ -50,7 +50,7 @@ static void thread_rows(FILE *out, const struct model *m, size_t i)
 			fprintf(out, "%s%" PRIu32, j ? ",\n" : "", mt->t->parent[j]);
 		else
 			fputs(j ? ",\n-1" : "-1", out);
-		fprintf(out, ",%" PRIu32 ",%" PRIu64, mt->regmap[s->region], s->calls);
+		fprintf(out, ",%" PRIu32 ",%" PRIu64, mthread_region(m, mt, s), s->calls);
 		for (int e = -1; e < (int)m->nev; e++) {
 			struct rowval rv = model_row_value(m, mt, j, e);
 

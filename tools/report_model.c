@@ -888,7 +888,7 @@ static void add_rows(struct model *m, enum scope sc, struct scope_groups *sg, bo
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
 			const struct rf_site *site = rep_site(m->files[t->file], t->t, j);
-			uint32_t region = t->regmap[rep_region(m->files[t->file], site->region)];
+			uint32_t region = mthread_region(m, t, site);
 			struct group *g;
 
 			/* a function whose calls were all folded into their callers

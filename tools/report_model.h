@@ -159,6 +159,14 @@ struct model {
 	struct pool gpool;		/* where they and their sums are */
 };
 
+/* The model region of a site of thread mt (an id its file does not name
+ * included: rep_region). */
+static inline uint32_t mthread_region(const struct model *m, const struct mthread *mt,
+				      const struct rf_site *s)
+{
+	return mt->regmap[rep_region(m->files[mt->file], s->region)];
+}
+
 /* Builds the model over files (which it does not own). NULL with why when
  * --event names no event of the files. */
 struct model *model_new(struct report **files, size_t n, const struct opts *o, char *why,

@@ -54,7 +54,7 @@ static void add_row(const struct model *m, struct ranks *rk, const struct mthrea
 	const struct report *r = m->files[t->file];
 	int e = m->weight < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)m->weight];
 	const struct rf_site *s = rep_site(r, t->t, j);
-	uint32_t g = t->regmap[s->region];
+	uint32_t g = mthread_region(m, t, s);
 	struct rowval v;
 	struct cell *c = &rk->c[g * rk->n + k];
 

@@ -65,7 +65,7 @@ static void add_thread(struct tree *t, size_t i, uint32_t **scratch, size_t *sca
 		const struct rf_site *s = rep_site(r, mt->t, j);
 		uint32_t up = r->tree && mt->t->parent[j] != NO_PARENT ?
 			      (*scratch)[mt->t->parent[j]] : 0;
-		uint32_t k = child_of(t, up, mt->regmap[s->region]);
+		uint32_t k = child_of(t, up, mthread_region(m, mt, s));
 
 		(*scratch)[j] = k;
 		t->node[k].calls += s->calls;
