@@ -91,6 +91,8 @@ watch|--watch=0 @|--watch: '"'0'"' is not a number of seconds
 version|--version=1 @|--version=1: unknown option
 collapse-unavailable|--collapse-unavailable=yes @|--collapse-unavailable=yes: unknown option
 totals|--totals=1 @|--totals=1: unknown option
+tree|--tree=1 @|--tree=1: unknown option
+min-share|--min-share 200 @|--min-share: '"'200'"' is not a percentage (0 to 100)
 min-coverage|--min-coverage 101 @|--min-coverage: '"'101'"' is not a percentage
 -|--no-such-option @|--no-such-option: unknown option
 -|@ --top|--top: needs a value
