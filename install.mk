@@ -3,6 +3,8 @@
 #   PREFIX/bin/pmcshim, PREFIX/bin/pmcshim-report
 #   PREFIX/lib/pmcshim/libpmcshim.so     (the launcher looks for it in ../lib/pmcshim)
 #   PREFIX/include/pmcshim.h, PREFIX/lib/pkgconfig/pmcshim.pc
+#   PREFIX/share/pmcshim/metrics/*.def (derived metrics; the tools look in
+#                                   ../share/pmcshim/metrics)
 #   PREFIX/share/man/man1/pmcshim.1, pmcshim-report.1, man3/pmcshim.3
 
 PREFIX  ?= /usr/local
@@ -15,9 +17,11 @@ I_SHIM := $(DESTDIR)$(PREFIX)/lib/pmcshim
 I_INC := $(DESTDIR)$(PREFIX)/include
 I_PC := $(DESTDIR)$(PREFIX)/lib/pkgconfig
 I_MAN := $(DESTDIR)$(PREFIX)/share/man
+I_METRICS := $(DESTDIR)$(PREFIX)/share/pmcshim/metrics
+METRICS := $(notdir $(wildcard metrics/*.def))
 MAN_PAGES := man1/pmcshim.1 man1/pmcshim-report.1 man3/pmcshim.3
 INSTALLED := $(I_BIN)/pmcshim $(I_BIN)/pmcshim-report $(I_SHIM)/libpmcshim.so \
-	$(I_INC)/pmcshim.h $(I_PC)/pmcshim.pc $(MAN_PAGES:%=$(I_MAN)/%)
+	$(I_INC)/pmcshim.h $(I_PC)/pmcshim.pc $(MAN_PAGES:%=$(I_MAN)/%) $(METRICS:%=$(I_METRICS)/%)
 
 # Pages and .pc carry the version (and the prefix) from their templates.
 $(B)/man/man1/%: docs/man/% include/pmcshim.h
@@ -33,19 +37,20 @@ $(B)/pmcshim.pc: pmcshim.pc.in include/pmcshim.h FORCE
 
 install: $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/pmcshim.pc \
 		$(MAN_PAGES:%=$(B)/man/%)
-	$(INSTALL) -d $(I_BIN) $(I_SHIM) $(I_INC) $(I_PC) $(I_MAN)/man1 $(I_MAN)/man3
+	$(INSTALL) -d $(I_BIN) $(I_SHIM) $(I_INC) $(I_PC) $(I_MAN)/man1 $(I_MAN)/man3 $(I_METRICS)
 	$(INSTALL) -m 755 $(B)/pmcshim $(B)/pmcshim-report $(I_BIN)
 	$(INSTALL) -m 755 $(B)/libpmcshim.so $(I_SHIM)
 	$(INSTALL) -m 644 include/pmcshim.h $(I_INC)
 	$(INSTALL) -m 644 $(B)/pmcshim.pc $(I_PC)
 	$(INSTALL) -m 644 $(B)/man/man1/pmcshim.1 $(B)/man/man1/pmcshim-report.1 $(I_MAN)/man1
 	$(INSTALL) -m 644 $(B)/man/man3/pmcshim.3 $(I_MAN)/man3
+	$(INSTALL) -m 644 $(METRICS:%=metrics/%) $(I_METRICS)
 
 # Removes what install made, and the shim's own directory; shared
 # directories (bin, include, ...) stay.
 uninstall:
 	rm -f $(INSTALLED)
-	-rmdir $(I_SHIM) 2>/dev/null
+	-rmdir $(I_SHIM) $(I_METRICS) $(dir $(I_METRICS)) 2>/dev/null
 
 FORCE:
 .PHONY: install uninstall FORCE

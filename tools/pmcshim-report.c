@@ -22,6 +22,7 @@
 #include "badopt.h"
 #include "report_load.h"
 #include "report_model.h"
+#include "report_metrics.h"
 #include "report_render.h"
 
 static void usage(FILE *out)
@@ -57,6 +58,14 @@ static void usage(FILE *out)
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, folded (flame graphs), json (each\n"
 	      "                     file in full), json-table (the table as JSON)\n"
+	      "  -M, --metrics LIST derived metrics (comma separated names or groups, from\n"
+	      "                     metrics/*.def): an incl and an excl column each in the\n"
+	      "                     region tables, a column in the thread tables\n"
+	      "  --metrics-file FILE  more metric definitions, read after the installed ones\n"
+	      "  --list-metrics     the metric definitions and groups, and their events\n"
+	      "  --repeat           the files are repeated runs of one program (a directory:\n"
+	      "                     one run, its files merged): per region and in total,\n"
+	      "                     mean +- stddev, min and max over the runs\n"
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
 	      "                     could count (one note instead of columns of n/a),\n"
 	      "                     one events line for files that share their events\n"
@@ -121,6 +130,9 @@ static int parse_percent(const char *arg, double *v)
 	return 0;
 }
 
+static const char *metrics_arg, *metrics_file;
+static bool list_metrics, repeat;
+
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -135,7 +147,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "format", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' },
 		{ "watch", optional_argument, NULL, 'w' }, { "version", no_argument, NULL, 'V' },
 		{ "collapse-unavailable", no_argument, NULL, 'C' },
-		{ "min-coverage", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 } };
+		{ "min-coverage", required_argument, NULL, 'c' },
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metrics-file", required_argument, NULL, 'F' },
+		{ "list-metrics", no_argument, NULL, 'L' },
+		{ "repeat", no_argument, NULL, 'P' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table" };
@@ -143,7 +159,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c, v, err;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hM:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
@@ -159,6 +175,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
 		case 'C': render_table_collapse(true); break;
+		case 'M': metrics_arg = optarg; break;
+		case 'F': metrics_file = optarg; break;
+		case 'L': list_metrics = true; break;
+		case 'P': repeat = true; break;
 		case 'c':
 			if (parse_percent(optarg, &o->min_coverage))
 				return 2;
@@ -198,6 +218,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return 2;
 		}
 	}
+	if (list_metrics)
+		return metrics_list(stdout, metrics_file) ? 2 : -1;
+	if (metrics_arg && metrics_choose(metrics_arg, metrics_file))
+		return 2;
 	return 0;
 }
 
@@ -245,6 +269,7 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	case F_TABLE:
 		render_table(stdout, m);
 		render_ranks(stdout, m);
+		metrics_notes(stdout, m);
 		break;
 	case F_CSV: render_csv(stdout, m); break;
 	case F_JSON: render_export(stdout, m); break;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_escape.h"
+#include "report_metrics.h"
 #include "report_render.h"
 
 /* --collapse-unavailable (the launcher's tables): an event that no row of
@@ -436,7 +437,8 @@ static void choose_cols(struct cols *c, const struct model *m, const struct gtab
 			c->shown[e] = gt->g[i]->s[1 + e].have || gt->g[i]->s[1 + e].never;
 		c->shown[e] ? c->nshown++ : c->nhidden++;
 	}
-	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc];
+	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc] &&
+		 !metrics_replace_ipc();
 	c->cover = false;
 	for (size_t i = 0; i < gt->n && !c->cover; i++)
 		c->cover = group_multiplexed(m, gt->g[i]);
@@ -476,6 +478,7 @@ static void region_headings(struct table *t, const struct model *m, const struct
 	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
 	if (cols->ipc)
 		tbl_put(t, "IPC");
+	metrics_headings(t, c + 3 + cols->ipc);
 }
 
 /* A group's coverage as text, rounded down: an estimate never reads
@@ -531,6 +534,7 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
 	}
+	metrics_cells(t, m, g, &mk->est, &mk->partial);
 }
 
 /* Some file of the model takes the markers' own cost out. */
@@ -616,7 +620,8 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 		return;
 	}
 	choose_cols(&cols, m, gt);
-	tbl_init(&t, 3 + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	tbl_init(&t, 3 + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc +
+		 2 * metrics_count());
 	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
 		region_row(&t, m, gt, gt->g[i], &mk, &cols);
@@ -671,7 +676,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 	fprintf(out, "\n## threads of %s (pid %" PRIu64 ")\n", r->executable, r->pid);
 	for (size_t e = 0; e < r->nev; e++)
 		shown += !no_totals(r, e);
-	tbl_init(&t, 7 + shown);
+	tbl_init(&t, 7 + shown + metrics_count());
 	for (size_t c = 1; c < 4; c++)
 		tbl_left(&t, c);
 	tbl_put(&t, "tid"), tbl_put(&t, "name"), tbl_put(&t, "state"), tbl_put(&t, "setup");
@@ -679,6 +684,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 	for (size_t e = 0; e < r->nev; e++)
 		if (!no_totals(r, e))
 			tbl_put(&t, "%s", r->ev[e].name);
+	metrics_thread_headings(&t);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct rep_thread *th = &r->threads[i];
 
@@ -692,6 +698,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 			if (!no_totals(r, e))
 				put_total(&t, r, &th->totals[e], event_is_time(r->ev[e].name) ?
 					  H_TIME : H_COUNT, &mk);
+		metrics_thread_cells(&t, r, th, &mk.mux);
 	}
 	tbl_print(&t, out);
 	if (mk.mux && r->raw)

@@ -10,7 +10,8 @@
 READER_SRC := tools/pmcshim-report.c tools/report_util.c \
 	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
 	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
-	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c
+	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c \
+	tools/report_metrics.c tools/metrics_def.c
 READER_SRC += preload/reportfile.c
 READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
