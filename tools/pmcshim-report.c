@@ -24,6 +24,7 @@
 #include "report_model.h"
 #include "report_metrics.h"
 #include "report_render.h"
+#include "report_repeat.h"
 
 static void usage(FILE *out)
 {
@@ -315,6 +316,14 @@ int main(int argc, char **argv)
 	if (!n) {
 		fputs(PROG ": no report file given (usage: " PROG " [OPTIONS] FILE...; --help "
 		      "for more)\n", stderr);
+		goto out;
+	}
+	if (repeat) {
+		if (is_diff || n < 2)
+			fputs(PROG ": --repeat: give two runs or more (report files, or one "
+			      "directory per run)\n", stderr);
+		else
+			rc = run_repeat(stdout, argv + optind, n, &o);
 		goto out;
 	}
 	if (o.watch > 0) {
