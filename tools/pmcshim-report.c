@@ -132,7 +132,7 @@ static int parse_percent(const char *arg, double *v)
 }
 
 static const char *metrics_arg, *metrics_file;
-static bool list_metrics, repeat;
+static bool list_metrics, repeat, collapse;
 
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
@@ -175,7 +175,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			break;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
-		case 'C': render_table_collapse(true); break;
+		case 'C': render_table_collapse(true), collapse = true; break;
 		case 'M': metrics_arg = optarg; break;
 		case 'F': metrics_file = optarg; break;
 		case 'L': list_metrics = true; break;
@@ -266,6 +266,8 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	}
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
+	if (collapse)
+		metrics_collapse(m);
 	switch (o->format) {
 	case F_TABLE:
 		render_table(stdout, m);

@@ -12,8 +12,8 @@
 #define MAX_METRICS 32
 
 static struct mdefs defs;
-static const struct metric *chosen[MAX_METRICS];
-static size_t nchosen;
+static const struct metric *chosen[MAX_METRICS], *hidden[MAX_METRICS];
+static size_t nchosen, nhidden;
 
 static int load(const char *file)
 {
@@ -243,20 +243,48 @@ static const char *why_none(const struct model *m, const char *ev, char *b, size
 	return b;
 }
 
-void metrics_notes(FILE *out, const struct model *m)
+static const char *metric_why(const struct model *m, const struct metric *mt, char *b,
+			      size_t len)
+{
+	const char *why = NULL;
+
+	for (size_t e = 0; e < mt->nev && !why; e++)
+		why = why_none(m, mt->ev[e], b, len);
+	return why;
+}
+
+void metrics_collapse(const struct model *m)
 {
 	char b[512];
+	size_t n = 0;
+
+	for (size_t i = 0; i < nchosen; i++)
+		if (metric_why(m, chosen[i], b, sizeof(b)))
+			hidden[nhidden++] = chosen[i];
+		else
+			chosen[n++] = chosen[i];
+	nchosen = n;
+}
+
+static void notes_of(FILE *out, const struct model *m, const struct metric *const *list,
+		     size_t n, bool *first)
+{
+	char b[512];
+	const char *why;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(why = metric_why(m, list[i], b, sizeof(b))))
+			continue;
+		if (*first)
+			fputc('\n', out), *first = false;
+		fprintf(out, "metric %s: n/a: %s\n", list[i]->name, why);
+	}
+}
+
+void metrics_notes(FILE *out, const struct model *m)
+{
 	bool first = true;
 
-	for (size_t i = 0; i < nchosen; i++) {
-		const char *why = NULL;
-
-		for (size_t e = 0; e < chosen[i]->nev && !why; e++)
-			why = why_none(m, chosen[i]->ev[e], b, sizeof(b));
-		if (!why)
-			continue;
-		if (first)
-			fputc('\n', out), first = false;
-		fprintf(out, "metric %s: n/a: %s\n", chosen[i]->name, why);
-	}
+	notes_of(out, m, chosen, nchosen, &first);
+	notes_of(out, m, hidden, nhidden, &first);
 }

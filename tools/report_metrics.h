@@ -29,6 +29,9 @@ void metrics_cells(struct table *t, const struct model *m, const struct group *g
 void metrics_thread_headings(struct table *t);
 void metrics_thread_cells(struct table *t, const struct report *r, const struct rep_thread *th,
 			  bool *mux);
+/* --collapse-unavailable: the metrics no file can give get no columns
+ * (metrics_notes says why). */
+void metrics_collapse(const struct model *m);
 /* Once after the tables: each chosen metric the reports cannot give, and
  * why. */
 void metrics_notes(FILE *out, const struct model *m);

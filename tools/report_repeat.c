@@ -275,7 +275,7 @@ int run_repeat(FILE *out, char **paths, size_t n, const struct opts *o)
 
 	rp.total.name = "(total)";
 	rp.total.v = new_values(n);
-	column(&rp, "calls", H_COUNT), column(&rp, "wall", H_TIME);
+	column(&rp, "calls", H_EXACT), column(&rp, "wall", H_TIME);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = add_run(&rp, paths[i], i, o);
 	if (!rc)
