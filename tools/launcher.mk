@@ -34,3 +34,5 @@ TEST_BINS += $(B)/pmcshim $(LAUNCH_TEST_APPS:%=$(B)/tests/launcher/%)
 EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
 # every variable and option with a bad value (both commands and the shim)
 EXTRA_SUITES += validate=sh+tests/validate/run.sh
+# derived metrics and repeated runs, reader and launcher (tests/metrics/run.sh)
+EXTRA_SUITES += metrics=sh+tests/metrics/run.sh
