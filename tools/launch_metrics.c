@@ -55,8 +55,11 @@ int launch_metrics(struct launch *l)
 
 	if (!l->metrics)
 		return 0;
-	if (mdefs_load(&defs, l->metrics_file, why, sizeof(why)) != 0 ||
-	    (n = mdefs_select(&defs, l->metrics, m, MAX_METRICS, why, sizeof(why))) < 0) {
+	if (mdefs_load(&defs, l->metrics_file, why, sizeof(why)) != 0) {
+		fprintf(stderr, LAUNCHER ": %s\n", why);
+		return -1;
+	}
+	if ((n = mdefs_select(&defs, l->metrics, m, MAX_METRICS, why, sizeof(why))) < 0) {
 		fprintf(stderr, LAUNCHER ": -M: %s\n", why);
 		return -1;
 	}
