@@ -153,22 +153,88 @@ static void put_metric(struct table *t, bool ok, double v, bool est, bool partia
 		tbl_put(t, "n/a");
 }
 
+/* Metric i of group g: incl and excl, each with whether it has a value. */
+struct mval {
+	double incl, excl;
+	bool ok_incl, ok_excl, est, partial;
+};
+
+static struct mval metric_of(const struct model *m, const struct group *g, size_t i)
+{
+	struct gval gv = { m, g, false };
+	struct mval v = { 0 };
+	bool ok = same_rows(m, g, chosen[i], &v.est, &v.partial);
+
+	v.ok_incl = ok && metric_eval(chosen[i], group_value, &gv, &v.incl);
+	gv.excl = true;
+	v.ok_excl = ok && metric_eval(chosen[i], group_value, &gv, &v.excl);
+	return v;
+}
+
 void metrics_cells(struct table *t, const struct model *m, const struct group *g, bool *est,
 		   bool *partial)
 {
 	for (size_t i = 0; i < nchosen; i++) {
-		struct gval gv = { m, g, false };
-		bool e = false, p = false, ok = same_rows(m, g, chosen[i], &e, &p);
-		double incl = 0, excl = 0;
-		bool ok_i = ok && metric_eval(chosen[i], group_value, &gv, &incl);
+		struct mval v = metric_of(m, g, i);
 
-		gv.excl = true;
-		ok = ok && metric_eval(chosen[i], group_value, &gv, &excl);
-		put_metric(t, ok_i, incl, e, p);
-		put_metric(t, ok, excl, e, p);
-		*est |= (ok || ok_i) && e;
-		*partial |= (ok || ok_i) && p;
+		put_metric(t, v.ok_incl, v.incl, v.est, v.partial);
+		put_metric(t, v.ok_excl, v.excl, v.est, v.partial);
+		*est |= (v.ok_incl || v.ok_excl) && v.est;
+		*partial |= (v.ok_incl || v.ok_excl) && v.partial;
 	}
+}
+
+void metrics_csv_header(FILE *out)
+{
+	for (size_t i = 0; i < nchosen; i++) {
+		fprintf(out, ",");
+		csv_field(out, chosen[i]->name);
+		fprintf(out, "_incl,");
+		csv_field(out, chosen[i]->name);
+		fprintf(out, "_excl");
+	}
+}
+
+void metrics_csv_values(FILE *out, const struct model *m, const struct group *g)
+{
+	for (size_t i = 0; i < nchosen; i++) {
+		struct mval v = metric_of(m, g, i);
+
+		putc(',', out);
+		if (v.ok_incl)
+			fprintf(out, "%.6g", v.incl);
+		putc(',', out);
+		if (v.ok_excl)
+			fprintf(out, "%.6g", v.excl);
+	}
+}
+
+/* JSON has no NaN: a metric without a value is null. */
+static void json_num(FILE *out, bool ok, double v)
+{
+	if (ok)
+		fprintf(out, "%.6g", v);
+	else
+		fputs("null", out);
+}
+
+void metrics_json(FILE *out, const struct model *m, const struct group *g)
+{
+	if (!nchosen)
+		return;
+	fputs(", \"metrics\": {", out);
+	for (size_t i = 0; i < nchosen; i++) {
+		struct mval v = metric_of(m, g, i);
+
+		fputs(i ? ", " : "", out);
+		json_string(out, chosen[i]->name);
+		fputs(": {\"incl\": ", out);
+		json_num(out, v.ok_incl, v.incl);
+		fputs(", \"excl\": ", out);
+		json_num(out, v.ok_excl, v.excl);
+		fprintf(out, ", \"estimated\": %s}", v.est ? "true" : "false");
+	}
+	fputc('}', out);
 }
 
 /* ---- a thread's totals ------------------------------------------------------- */
@@ -196,6 +262,47 @@ static bool thread_value(void *arg, const char *ev, double *v)
 		return true;
 	}
 	return false;
+}
+
+/* A process's total: its threads' totals added, over the threads where
+ * every event of the metric has one. */
+struct pval {
+	const struct report *r;
+	const struct metric *mt;
+	bool mux;
+};
+
+static bool process_value(void *arg, const char *ev, double *v)
+{
+	struct pval *pv = arg;
+	bool any = false;
+
+	*v = 0;
+	for (size_t k = 0; k < pv->r->nthreads; k++) {
+		struct tval tv = { pv->r, &pv->r->threads[k], false };
+		double x;
+		bool all = true;
+
+		for (size_t e = 0; e < pv->mt->nev && all; e++)
+			all = thread_value(&tv, pv->mt->ev[e], &x);
+		if (!all || !thread_value(&tv, ev, &x))
+			continue;
+		*v += x, any = true;
+		pv->mux |= tv.mux;
+	}
+	return any;
+}
+
+void metrics_process_cells(struct table *t, const struct report *r, bool *mux)
+{
+	for (size_t i = 0; i < nchosen; i++) {
+		struct pval pv = { r, chosen[i], false };
+		double v;
+		bool ok = metric_eval(chosen[i], process_value, &pv, &v);
+
+		put_metric(t, ok, v, pv.mux, false);
+		*mux |= ok && pv.mux;
+	}
 }
 
 void metrics_thread_headings(struct table *t)

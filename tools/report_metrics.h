@@ -32,6 +32,14 @@ void metrics_thread_cells(struct table *t, const struct report *r, const struct 
 /* --collapse-unavailable: the metrics no file can give get no columns
  * (metrics_notes says why). */
 void metrics_collapse(const struct model *m);
+/* The processes table (--by-process): a file's thread totals added (the
+ * headings: metrics_thread_headings). */
+void metrics_process_cells(struct table *t, const struct report *r, bool *mux);
+/* CSV: the header's columns (NAME_incl, NAME_excl), a row's values. */
+void metrics_csv_header(FILE *out);
+void metrics_csv_values(FILE *out, const struct model *m, const struct group *g);
+/* json-table: a row's "metrics" member (nothing without -M). */
+void metrics_json(FILE *out, const struct model *m, const struct group *g);
 /* Once after the tables: each chosen metric the reports cannot give, and
  * why. */
 void metrics_notes(FILE *out, const struct model *m);

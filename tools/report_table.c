@@ -716,13 +716,15 @@ static void print_processes(FILE *out, const struct model *m)
 	enum how wh = how_of(m, m->weight);
 	struct table t;
 	char b[32];
+	bool mux = false;
 
 	fprintf(out, "\n## processes\n");
-	tbl_init(&t, 8);
+	tbl_init(&t, 8 + metrics_count());
 	tbl_left(&t, 0), tbl_left(&t, 2), tbl_left(&t, 3);
 	tbl_put(&t, "file"), tbl_put(&t, "pid"), tbl_put(&t, "host"), tbl_put(&t, "executable");
 	tbl_put(&t, "threads"), tbl_put(&t, "wall"), tbl_put(&t, "%s excl", wn);
 	tbl_put(&t, "share");
+	metrics_thread_headings(&t);
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];
 		const struct sum *s = &m->file_total[f];
@@ -736,8 +738,11 @@ static void print_processes(FILE *out, const struct model *m)
 			tbl_put(&t, "%.1f%%", 100.0 * (double)s->excl / (double)m->all_total.excl);
 		else
 			tbl_put(&t, "n/a");
+		metrics_process_cells(&t, r, &mux);
 	}
 	tbl_print(&t, out);
+	if (mux)
+		fprintf(out, "* multiplexed: a metric from its threads' scaled estimates\n");
 }
 
 static void print_errors(FILE *out, const struct report *r)

@@ -115,6 +115,22 @@ DEF
 got=$(cell "$tmp/t" io 6)/$(cell "$tmp/t" io 4)/$(cell "$tmp/t" io 2)
 [ "$got" = "2.00/0.67/0.80" ] && result own_file_group ok || result own_file_group fail "$got" "$(cat "$tmp/t")"
 
+# the processes table (thread totals added), CSV and json-table
+(cd "$tmp" && "$GEN" --threads 2 --rows 8 --id 1 --event-names $EV m2.pmc &&
+ "$R" -M IPC,CPI --by-process m.pmc m2.pmc) >"$tmp/t" 2>&1
+got=$(awk '/^## processes/ { on = 1 } on && $1 == "m2.pmc" { print $(NF - 1) "/" $NF; exit }' "$tmp/t")
+[ "$got" = "0.67*/1.50*" ] && result process_totals ok || result process_totals fail "$got" "$(cat "$tmp/t")"
+(cd "$tmp" && "$R" -M IPC,cache-miss-ratio --format csv m.pmc) >"$tmp/t" 2>&1
+if head -1 "$tmp/t" | grep -q ',ipc,IPC_incl,IPC_excl,cache-miss-ratio_incl,cache-miss-ratio_excl$' &&
+   grep -q '^solve,.*,0.6667,0.666667,0.666667,,$' "$tmp/t"; then
+	result csv_columns ok
+else
+	result csv_columns fail "$(head -2 "$tmp/t")"
+fi
+(cd "$tmp" && "$R" -M CPI --format json-table mux.pmc) >"$tmp/t" 2>&1
+grep -q '"metrics": {"CPI": {"incl": 1.5, "excl": 1.5, "estimated": true}}' "$tmp/t" &&
+	result json_table_member ok || result json_table_member fail "$(grep -m1 '"region"' "$tmp/t")"
+
 # ---- bad input ------------------------------------------------------------------
 printf 'IPC = instructions / cycles\nbroken = (instructions + cycles\n' >"$tmp/syntax.def"
 bad syntax_error "pmcshim-report: syntax.def:2: ')' expected at ''" \
