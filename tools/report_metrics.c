@@ -202,10 +202,10 @@ void metrics_csv_values(FILE *out, const struct model *m, const struct group *g)
 
 		putc(',', out);
 		if (v.ok_incl)
-			fprintf(out, "%.6g", v.incl);
+			fprintf(out, "%.10g", v.incl);
 		putc(',', out);
 		if (v.ok_excl)
-			fprintf(out, "%.6g", v.excl);
+			fprintf(out, "%.10g", v.excl);
 	}
 }
 
@@ -213,7 +213,7 @@ void metrics_csv_values(FILE *out, const struct model *m, const struct group *g)
 static void json_num(FILE *out, bool ok, double v)
 {
 	if (ok)
-		fprintf(out, "%.6g", v);
+		fprintf(out, "%.10g", v);
 	else
 		fputs("null", out);
 }
