@@ -171,6 +171,19 @@ static struct mval metric_of(const struct model *m, const struct group *g, size_
 	return v;
 }
 
+const struct metric *metrics_chosen(size_t i)
+{
+	return i < nchosen ? chosen[i] : NULL;
+}
+
+bool metrics_group_incl(const struct model *m, const struct group *g, size_t i, double *v)
+{
+	struct mval mv = metric_of(m, g, i);
+
+	*v = mv.incl;
+	return mv.ok_incl;
+}
+
 void metrics_cells(struct table *t, const struct model *m, const struct group *g, bool *est,
 		   bool *partial)
 {

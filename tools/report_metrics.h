@@ -20,6 +20,12 @@ size_t metrics_count(void);
 /* A chosen metric named IPC takes the place of the IPC column. */
 bool metrics_replace_ipc(void);
 
+struct metric;
+/* The i-th chosen metric (NULL past the last), and its inclusive value in
+ * group g (false: n/a). */
+const struct metric *metrics_chosen(size_t i);
+bool metrics_group_incl(const struct model *m, const struct group *g, size_t i, double *v);
+
 /* Region tables: the headings from column col, then a row's cells; *est
  * and *partial are set when a cell carries '*' or '+'. */
 void metrics_headings(struct table *t, size_t col);

@@ -9,11 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "metrics_def.h"
 #include "report_escape.h"
+#include "report_metrics.h"
 #include "report_render.h"
 #include "report_repeat.h"
 
-#define MAXCOL (2 + 2 * RF_EVENTS_MAX)	/* calls, wall, events of every run */
+#define MAXCOL (2 + 2 * RF_EVENTS_MAX + 8) /* calls, wall, events of every run, metrics */
 
 struct rrow {
 	const char *name;
@@ -25,6 +27,7 @@ struct repeat {
 	size_t nruns, ncol;
 	const char *col[MAXCOL];	/* "calls", "wall", event names */
 	enum how how[MAXCOL];
+	const struct metric *metric[MAXCOL];	/* a metric's column: its value */
 	struct rrow *rows, **order, total;
 	size_t n, cap;
 	struct pool pool;
@@ -98,7 +101,44 @@ static void take_run(struct repeat *rp, const struct model *m, size_t run)
 			put(rp, r, c, run, (double)s->incl);
 			put(rp, &rp->total, c, run, (double)s->excl);
 		}
+		for (size_t k = 0; metrics_chosen(k); k++) {
+			int c = column(rp, metrics_chosen(k)->name, H_PLAIN);
+			double v;
+
+			if (c >= 0 && metrics_group_incl(m, g, k, &v))
+				rp->metric[c] = metrics_chosen(k), put(rp, r, c, run, v);
+		}
 	}
+}
+
+/* The total's metrics: from the total's event values of each run. */
+struct tot {
+	struct repeat *rp;
+	size_t run;
+};
+
+static bool total_value(void *arg, const char *ev, double *v)
+{
+	struct tot *t = arg;
+
+	for (size_t c = 2; c < t->rp->ncol; c++)
+		if (!t->rp->metric[c] && !strcmp(t->rp->col[c], ev)) {
+			*v = t->rp->total.v[c * t->rp->nruns + t->run];
+			return !isnan(*v);
+		}
+	return false;
+}
+
+static void total_metrics(struct repeat *rp)
+{
+	for (size_t c = 0; c < rp->ncol; c++)
+		for (size_t run = 0; rp->metric[c] && run < rp->nruns; run++) {
+			struct tot t = { rp, run };
+			double v;
+
+			if (metric_eval(rp->metric[c], total_value, &t, &v))
+				rp->total.v[c * rp->nruns + run] = v;
+		}
 }
 
 /* ---- the runs' files ---------------------------------------------------- */
@@ -205,6 +245,10 @@ static void put_num(struct table *t, double v, enum how how)
 {
 	char b[40];
 
+	if (how == H_PLAIN) {	/* a metric */
+		tbl_put(t, "%.*f", v != 0 && v < 10 && v > -10 ? 3 : 1, v);
+		return;
+	}
 	tbl_put(t, "%s", fmt_num(b, v < 0 ? 0 : v > 1.8e19 ? UINT64_MAX : (uint64_t)(v + 0.5),
 				 how));
 }
@@ -219,40 +263,55 @@ static void stat_cells(struct table *t, const struct repeat *rp, const struct rr
 		return;
 	}
 	put_num(t, s.mean, rp->how[c]);
-	if (s.mean > 0)
-		tbl_put(t, "+-%.2f%%", 100 * s.sd / s.mean);
+	if (s.mean != 0)
+		tbl_put(t, "+-%.2f%%", 100 * s.sd / fabs(s.mean));
 	else
 		tbl_put(t, "+-%s", s.sd > 0 ? "inf" : "0.00%");
 	put_num(t, s.min, rp->how[c]), put_num(t, s.max, rp->how[c]);
 }
 
+/* The columns in print order: calls, wall, the events, then the metrics. */
+static size_t print_order(const struct repeat *rp, size_t *order)
+{
+	size_t n = 0;
+
+	for (int metrics = 0; metrics < 2; metrics++)
+		for (size_t c = 0; c < rp->ncol; c++)
+			if (!rp->metric[c] == !metrics)
+				order[n++] = c;
+	return n;
+}
+
 static void print_row(struct table *t, const struct repeat *rp, const struct rrow *r)
 {
+	size_t order[MAXCOL], n = print_order(rp, order);
 	struct stats calls = stats_of(r->v, rp->nruns);
 	char *e = escape_name(r->name, NAME_COLUMN_MAX);
 
 	tbl_put(t, "%s", e);
 	free(e);
 	tbl_put(t, "%zu/%zu", calls.n, rp->nruns);
-	for (size_t c = 0; c < rp->ncol; c++)
-		stat_cells(t, rp, r, c);
+	for (size_t i = 0; i < n; i++)
+		stat_cells(t, rp, r, order[i]);
 }
 
 static void print_repeat(FILE *out, struct repeat *rp, char **paths)
 {
 	struct table t;
-	size_t partial = 0;
+	size_t partial = 0, order[MAXCOL], n = print_order(rp, order);
 
 	fprintf(out, "# %zu runs:", rp->nruns);
 	for (size_t i = 0; i < rp->nruns; i++)
 		fprintf(out, " %s", paths[i]);
 	fprintf(out, "\n# per region, over the runs: mean, +- the runs' standard deviation "
-		"as a share of the mean, min, max; events inclusive\n");
+		"as a share of the mean, min, max; events and metrics inclusive\n");
 	tbl_init(&t, 2 + 4 * rp->ncol);
 	tbl_left(&t, 0);
 	tbl_put(&t, "region"), tbl_put(&t, "runs");
-	for (size_t c = 0; c < rp->ncol; c++) {
-		tbl_span(&t, 2 + 4 * c, 4, c == 1 ? "wall time" : rp->col[c]);
+	for (size_t i = 0; i < n; i++) {
+		size_t c = order[i];
+
+		tbl_span(&t, 2 + 4 * i, 4, c == 1 ? "wall time" : rp->col[c]);
 		tbl_put(&t, "mean"), tbl_put(&t, "+-"), tbl_put(&t, "min"), tbl_put(&t, "max");
 	}
 	for (size_t i = 0; i < rp->n; i++) {
@@ -279,7 +338,7 @@ int run_repeat(FILE *out, char **paths, size_t n, const struct opts *o)
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = add_run(&rp, paths[i], i, o);
 	if (!rc)
-		print_repeat(out, &rp, paths);
+		total_metrics(&rp), print_repeat(out, &rp, paths);
 	for (size_t i = 0; i < rp.n; i++) {
 		HASH_DEL(rp.rows, rp.order[i]);
 		free(rp.order[i]->v), free(rp.order[i]);

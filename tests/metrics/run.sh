@@ -187,6 +187,10 @@ golden repeat --repeat r1.pmc r2.pmc r3.pmc
 (cd "$tmp" && "$R" --repeat r1.pmc r3.pmc) >"$tmp/t" 2>&1
 [ "$(awk '$1 == "parse" { print $4 }' "$tmp/t")" = "+-0.00%" ] && result repeat_same_zero ok ||
 	result repeat_same_zero fail "$(cat "$tmp/t")"
+# metrics over the runs: IPC 2/3 in every run of every region, so +-0.00%
+(cd "$tmp" && "$R" --repeat -M IPC r1.pmc r2.pmc r3.pmc) >"$tmp/t" 2>&1
+got=$(awk '$1 == "parse" || $1 == "(total)" { print $(NF - 3) $(NF - 2) }' "$tmp/t" | sort -u)
+[ "$got" = "0.667+-0.00%" ] && result repeat_metric ok || result repeat_metric fail "$got" "$(cat "$tmp/t")"
 bad repeat_one "pmcshim-report: --repeat: give two runs or more (report files, or one directory per run)" \
 	"$R" --repeat r1.pmc
 
