@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #define MAX_TERMS 64
+#define MAX_DEPTH 32			/* the parser recurses: bounded */
 
 static _Noreturn void no_memory(void)
 {
@@ -52,6 +53,7 @@ struct parse {
 	const char *p;
 	struct mterm term[MAX_TERMS];
 	size_t n;
+	int depth;			/* parentheses and minus signs open */
 	char why[160];
 };
 
@@ -104,8 +106,11 @@ static int primary(struct parse *ps)
 	s = ps->p;
 	if (*s == '(') {
 		ps->p++;
+		if (++ps->depth > MAX_DEPTH)
+			return bad(ps, "parentheses nested deeper than %d", MAX_DEPTH);
 		if (expr(ps))
 			return -1;
+		ps->depth--;
 		blanks(ps);
 		if (*ps->p != ')')
 			return bad(ps, "')' expected at '%.20s'", ps->p);
@@ -131,7 +136,12 @@ static int unary(struct parse *ps)
 	blanks(ps);
 	if (*ps->p == '-') {
 		ps->p++;
-		return unary(ps) ? -1 : emit(ps, (struct mterm){ .op = 'n' });
+		if (++ps->depth > MAX_DEPTH)
+			return bad(ps, "more than %d minus signs in a row", MAX_DEPTH);
+		if (unary(ps))
+			return -1;
+		ps->depth--;
+		return emit(ps, (struct mterm){ .op = 'n' });
 	}
 	return primary(ps);
 }
@@ -240,7 +250,7 @@ static int parse_metric(struct parse *ps, const char *name, const char *rest)
 
 	if (!e)
 		no_memory();
-	ps->p = e, ps->n = 0;
+	ps->p = e, ps->n = 0, ps->depth = 0;
 	if (expr(ps) == 0 && (blanks(ps), *ps->p))
 		bad(ps, "unexpected '%.20s'", ps->p);
 	free(e);
@@ -333,6 +343,9 @@ static int parse_file(struct mdefs *d, const char *path, char *why, size_t len)
 		line[strcspn(line, "\n")] = '\0';
 		if (parse_line(&ps, line)) {
 			snprintf(why, len, "%s:%d: %s", path, n, ps.why);
+			for (char *c = why; *c; c++)	/* the file's bytes, quoted */
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = '?';
 			rc = -1;
 			break;
 		}

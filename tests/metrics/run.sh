@@ -143,6 +143,10 @@ bad syntax_operator "pmcshim-report: op.def:1: an event name, a number or '(' ex
 printf 'x instructions\n' >"$tmp/eq.def"
 bad syntax_no_equals "pmcshim-report: eq.def:1: '=' expected (NAME = EXPRESSION, or group NAME = METRIC, ...)" \
 	"$R" --metrics-file eq.def -M x m.pmc
+# the parser recurses: its depth is bounded, not the stack's
+awk 'BEGIN { s = "deep = "; for (i = 0; i < 100000; i++) s = s "("; print s "x" }' >"$tmp/deep.def"
+bad syntax_deep "pmcshim-report: deep.def:1: parentheses nested deeper than 32" \
+	"$R" --metrics-file deep.def -M deep m.pmc
 bad unknown_metric "pmcshim-report: -M: 'nosuch': no such metric or group (--list-metrics lists them)" \
 	"$R" -M IPC,nosuch m.pmc
 bad missing_file "pmcshim-report: nofile.def: No such file or directory" \
