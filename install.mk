@@ -9,6 +9,8 @@
 #     /usr/local/lib/python3.11/dist-packages on Debian; else
 #     PREFIX/lib/python3/dist-packages, which PYTHONPATH must then name
 #     (pkg-config --variable=pythondir pmcshim says which); PYDIR=... sets it
+#   PREFIX/share/pmcshim/metrics/*.def (derived metrics; the tools look in
+#                                   ../share/pmcshim/metrics)
 #   PREFIX/share/man/man1/pmcshim.1, pmcshim-report.1, man3/pmcshim.3
 
 PREFIX  ?= /usr/local
@@ -33,10 +35,13 @@ I_INC := $(DESTDIR)$(PREFIX)/include
 I_PC := $(DESTDIR)$(PREFIX)/lib/pkgconfig
 I_MAN := $(DESTDIR)$(PREFIX)/share/man
 I_PY = $(DESTDIR)$(PYDIR)
+I_METRICS := $(DESTDIR)$(PREFIX)/share/pmcshim/metrics
+METRICS := $(notdir $(wildcard metrics/*.def))
 MAN_PAGES := man1/pmcshim.1 man1/pmcshim-report.1 man3/pmcshim.3
 INSTALLED := $(I_BIN)/pmcshim $(I_BIN)/pmcshim-report $(I_SHIM)/libpmcshim.so \
 	$(I_INC)/pmcshim.h $(I_INC)/pmcshim.f90 $(I_PC)/pmcshim.pc $(MAN_PAGES:%=$(I_MAN)/%) \
-	$(I_PY)/pmcshim.py $(I_PY)/__pycache__/pmcshim.*.pyc
+	$(I_PY)/pmcshim.py $(I_PY)/__pycache__/pmcshim.*.pyc \
+	$(METRICS:%=$(I_METRICS)/%)
 
 # Pages and .pc carry the version (and the prefix) from their templates.
 $(B)/man/man1/%: docs/man/% include/pmcshim.h
@@ -52,7 +57,7 @@ $(B)/pmcshim.pc: pmcshim.pc.in include/pmcshim.h FORCE
 
 install: $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/pmcshim.pc \
 		$(MAN_PAGES:%=$(B)/man/%)
-	$(INSTALL) -d $(I_BIN) $(I_SHIM) $(I_INC) $(I_PC) $(I_MAN)/man1 $(I_MAN)/man3 $(I_PY)
+	$(INSTALL) -d $(I_BIN) $(I_SHIM) $(I_INC) $(I_PC) $(I_MAN)/man1 $(I_MAN)/man3 $(I_PY) $(I_METRICS)
 	$(INSTALL) -m 755 $(B)/pmcshim $(B)/pmcshim-report $(I_BIN)
 	$(INSTALL) -m 755 $(B)/libpmcshim.so $(I_SHIM)
 	$(INSTALL) -m 644 include/pmcshim.h include/pmcshim.f90 $(I_INC)
@@ -60,12 +65,13 @@ install: $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/pmcshim.pc \
 	$(INSTALL) -m 644 $(B)/pmcshim.pc $(I_PC)
 	$(INSTALL) -m 644 $(B)/man/man1/pmcshim.1 $(B)/man/man1/pmcshim-report.1 $(I_MAN)/man1
 	$(INSTALL) -m 644 $(B)/man/man3/pmcshim.3 $(I_MAN)/man3
+	$(INSTALL) -m 644 $(METRICS:%=metrics/%) $(I_METRICS)
 
 # Removes what install made, and the shim's own directory (and the byte
 # code's, when empty); shared directories (bin, include, ...) stay.
 uninstall:
 	rm -f $(INSTALLED)
-	-rmdir $(I_SHIM) $(I_PY)/__pycache__ 2>/dev/null
+	-rmdir $(I_SHIM) $(I_PY)/__pycache__ $(I_METRICS) $(dir $(I_METRICS)) 2>/dev/null
 
 FORCE:
 .PHONY: install uninstall FORCE

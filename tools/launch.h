@@ -22,6 +22,11 @@ struct launch {
 	char dir[PATH_MAX];		/* the run directory, absolute */
 	int rank, size;			/* in an MPI job (rank -1: not in one) */
 	char job[128];			/* the job's identity, a file name's worth */
+	const char *metrics;		/* -M and -g, comma separated, or NULL */
+	const char *metrics_file;	/* --metrics-file */
+	int repeat;			/* -r N: runs of the command (0: one, as without -r) */
+	int nreader_args;
+	char *reader_args[4];		/* the reader's -M LIST --metrics-file FILE */
 };
 
 /* launch_paths.c: the shim and the reader next to this executable (build
@@ -40,6 +45,19 @@ void launch_events_notice(const char *events);
 /* --list-events: each name, with whether this machine can count it now
  * (opened and closed once, as the shim would) or why not. */
 void launch_list_events(void);
+/* Whether name can count here: 0, or -1 and why not. */
+int launch_why_not(const char *name, char *why, size_t len);
+
+/* launch_metrics.c: -M/-g: the metrics' events added to l->events (a bad
+ * name or event: one line, -1), and the reader told to show them. */
+int launch_metrics(struct launch *l);
+/* --list-metrics: each metric, and whether this machine can compute it
+ * (its events can count), or why not. 0, or 2 after one line. */
+int launch_list_metrics(const char *file);
+/* -r N: the command run N times, each into DIR/K, then the reader's
+ * --repeat over them. Returns the last run's status (a run that could
+ * not start, or died of a signal, ends the repeats). */
+int launch_repeat(struct launch *l, int *signo);
 
 /* launch_job.c: an MPI job's launchers, one per rank, share one run
  * directory and one table. The rank, size and job from the environment
@@ -65,6 +83,11 @@ int launch_open_table(struct launch *l);
 /* Print the merged table of every report in the run directory (on stderr,
  * or into l->table), then one line naming the directory (not with -q). */
 void launch_show_reports(const struct launch *l);
+/* The reader (its table on stderr) with the options above, then args,
+ * then the files of the run directory; its exit status. */
+struct dirent;
+int launch_run_reader(const struct launch *l, char *const *args, int nargs,
+		      struct dirent **files, int n);
 /* Leave with the command's status: re-raising its signal when it died
  * of one. */
 _Noreturn void launch_exit(const struct launch *l, int status, int signo);

@@ -96,7 +96,7 @@ void launch_events_notice(const char *events)
 
 /* Open name alone on this thread as the shim opens its events, then
  * close it: 0, or -1 and why it cannot count. */
-static int why_not(const char *name, char *why, size_t len)
+int launch_why_not(const char *name, char *why, size_t len)
 {
 	static struct event_list list;
 	struct event_status st[1];
@@ -116,5 +116,5 @@ static int why_not(const char *name, char *why, size_t len)
 
 void launch_list_events(void)
 {
-	events_list(stdout, why_not);
+	events_list(stdout, launch_why_not);
 }

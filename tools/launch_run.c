@@ -161,11 +161,11 @@ static int regular_file(const struct dirent *e)
 	return (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) && e->d_name[0] != '.';
 }
 
-/* Run the reader on the files, its table going to stderr (stdout is the
- * command's); returns its exit status. */
-static int run_reader(const struct launch *l, struct dirent **files, int n)
+int launch_run_reader(const struct launch *l, char *const *args, int nargs,
+		      struct dirent **files, int n)
 {
-	char **argv = calloc((size_t)n + 3, sizeof(*argv));
+	int first = 2 + l->nreader_args + nargs;
+	char **argv = calloc((size_t)(n + first + 1), sizeof(*argv));
 	int rc = 1, signo;
 	pid_t pid;
 
@@ -174,8 +174,10 @@ static int run_reader(const struct launch *l, struct dirent **files, int n)
 	argv[0] = (char *)l->reader;
 	/* the notice said which events cannot count: no n/a columns for them */
 	argv[1] = "--collapse-unavailable";
+	memcpy(argv + 2, l->reader_args, (size_t)l->nreader_args * sizeof(*argv));
+	memcpy(argv + 2 + l->nreader_args, args, (size_t)nargs * sizeof(*argv));
 	for (int i = 0; i < n; i++)
-		if (asprintf(&argv[i + 2], "%s/%s", l->dir, files[i]->d_name) < 0)
+		if (asprintf(&argv[i + first], "%s/%s", l->dir, files[i]->d_name) < 0)
 			goto out;
 	fflush(NULL);
 	pid = fork();
@@ -187,7 +189,7 @@ static int run_reader(const struct launch *l, struct dirent **files, int n)
 	}
 	rc = pid < 0 ? 1 : wait_for(pid, &signo);
 out:
-	for (int i = 2; i < n + 2; i++)
+	for (int i = first; i < n + first; i++)
 		free(argv[i]);
 	free(argv);
 	return rc;
@@ -202,7 +204,7 @@ void launch_show_reports(const struct launch *l)
 		fprintf(stderr, LAUNCHER ": no report in %s (no process of the run loaded "
 			"the shim: a static or setuid program?)\n", l->dir);
 	} else {
-		int rc = run_reader(l, files, n);
+		int rc = launch_run_reader(l, NULL, 0, files, n);
 		if (rc != 0)
 			fprintf(stderr, LAUNCHER ": %s exited with status %d\n", l->reader, rc);
 		else if (!l->quiet)

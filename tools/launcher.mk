@@ -6,7 +6,7 @@
 #   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
 LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c \
-	tools/launch_job.c tools/badopt.c
+	tools/launch_job.c tools/launch_metrics.c tools/metrics_def.c tools/badopt.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
 	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o $(B)/shim/funcspec.o
@@ -14,7 +14,7 @@ LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
 $(B)/launcher:
 	mkdir -p $@
 
-$(B)/launcher/%.o: tools/%.c tools/launch.h tools/badopt.h $(SHIM_HDR) | $(B)/launcher
+$(B)/launcher/%.o: tools/%.c tools/launch.h tools/badopt.h tools/metrics_def.h $(SHIM_HDR) | $(B)/launcher
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Iinclude -c $< -o $@
 
 $(B)/pmcshim: $(LAUNCH_OBJ) $(LAUNCH_SHIM_OBJ)
@@ -34,3 +34,5 @@ TEST_BINS += $(B)/pmcshim $(LAUNCH_TEST_APPS:%=$(B)/tests/launcher/%)
 EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
 # every variable and option with a bad value (both commands and the shim)
 EXTRA_SUITES += validate=sh+tests/validate/run.sh
+# derived metrics and repeated runs, reader and launcher (tests/metrics/run.sh)
+EXTRA_SUITES += metrics=sh+tests/metrics/run.sh

@@ -24,10 +24,12 @@
 #include "badopt.h"
 #include "report_load.h"
 #include "report_model.h"
+#include "report_metrics.h"
 #include "report_render.h"
 #include "report_symbols.h"
 #include "symbolize.h"
 #include "report_tree.h"
+#include "report_repeat.h"
 
 static void usage(FILE *out)
 {
@@ -76,6 +78,14 @@ static void usage(FILE *out)
 	      "                     one line (default 0: every node)\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
 	      "                     process's, with --threads each thread's\n"
+	      "  -M, --metrics LIST derived metrics (comma separated names or groups, from\n"
+	      "                     metrics/*.def): an incl and an excl column each in the\n"
+	      "                     region tables, a column in the thread tables\n"
+	      "  --metrics-file FILE  more metric definitions, read after the installed ones\n"
+	      "  --list-metrics     the metric definitions and groups, and their events\n"
+	      "  --repeat           the files are repeated runs of one program (a directory:\n"
+	      "                     one run, its files merged): per region and in total,\n"
+	      "                     mean +- stddev, min and max over the runs\n"
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
 	      "                     could count (one note instead of columns of n/a),\n"
 	      "                     one events line for files that share their events\n"
@@ -162,6 +172,8 @@ static int parse_sources(const char *arg, unsigned *mask)
 	}
 	return 0;
 }
+static const char *metrics_arg, *metrics_file;
+static bool list_metrics, repeat, collapse;
 
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
@@ -181,7 +193,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "min-coverage", required_argument, NULL, 'c' },
 		{ "source", required_argument, NULL, 'F' },
 		{ "tree", no_argument, NULL, 'E' }, { "min-share", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 } };
+		{ "metrics", required_argument, NULL, 'M' },
+		{ "metrics-file", required_argument, NULL, 'Q' },
+		{ "list-metrics", no_argument, NULL, 'L' },
+		{ "repeat", no_argument, NULL, 'P' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
@@ -190,7 +205,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c, v, err;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hM:", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
@@ -210,7 +225,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return 2;
 			break;
 		case 'V': puts(PROG " " PMCSHIM_VERSION); return -1;
-		case 'C': render_table_collapse(true); break;
+		case 'C': render_table_collapse(true), collapse = true; break;
+		case 'M': metrics_arg = optarg; break;
+		case 'Q': metrics_file = optarg; break;
+		case 'L': list_metrics = true; break;
+		case 'P': repeat = true; break;
 		case 'T': o->totals = true; break;
 		case 'c':
 			if (parse_percent("--min-coverage", optarg, &o->min_coverage))
@@ -255,6 +274,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			return 2;
 		}
 	}
+	if (list_metrics)
+		return metrics_list(stdout, metrics_file) ? 2 : -1;
+	if (metrics_arg && metrics_choose(metrics_arg, metrics_file))
+		return 2;
 	return 0;
 }
 
@@ -307,6 +330,8 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	}
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
+	if (collapse)
+		metrics_collapse(m);
 	switch (o->format) {
 	case F_TABLE:
 		if (o->tree)
@@ -315,6 +340,7 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 			render_table(stdout, m);
 		if (!o->totals)
 			render_ranks(stdout, m);
+		metrics_notes(stdout, m);
 		break;
 	case F_CSV:
 		if (o->totals)
@@ -377,6 +403,14 @@ int main(int argc, char **argv)
 	if (o.tree && o.format != F_TABLE && !is_diff) {
 		fputs(PROG ": --tree prints a table; --format folded, speedscope and html draw the "
 		      "tree themselves\n", stderr);
+		goto out;
+	}
+	if (repeat) {
+		if (is_diff || n < 2)
+			fputs(PROG ": --repeat: give two runs or more (report files, or one "
+			      "directory per run)\n", stderr);
+		else
+			rc = run_repeat(stdout, argv + optind, n, &o);
 		goto out;
 	}
 	if (o.watch > 0) {

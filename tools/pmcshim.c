@@ -40,6 +40,18 @@ static void usage(FILE *out)
 	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
 	      "                     (an MPI job's ranks share it: pmcshim-COMMAND-JOB)\n"
+	      "  -M, --metrics LIST derived metrics (names or groups, comma separated; see\n"
+	      "                     --list-metrics): their events are added to -e, and the\n"
+	      "                     table shows a column (incl and excl) for each\n"
+	      "  -g, --group GROUP  a metric group (the same as -M GROUP)\n"
+	      "      --metrics-file FILE  more metric definitions (metrics/generic.def\n"
+	      "                     gives the syntax), read after the installed ones\n"
+	      "      --list-metrics the metrics and groups, each marked with whether this\n"
+	      "                     machine can compute it now, and why not\n"
+	      "  -r, --repeat N     run COMMAND N times (1..1000), each run into DIR/K, and\n"
+	      "                     print per region and in total the mean, +- the runs'\n"
+	      "                     standard deviation, min and max (exit status: the last\n"
+	      "                     run's)\n"
 	      "  -q, --quiet        the table alone: no notices (unavailable events, where\n"
 	      "                     the reports are)\n"
 	      "  -O, --table FILE   the table into FILE instead of stderr (made or\n"
@@ -67,7 +79,37 @@ static int check_depth(const char *v)
 	return 0;
 }
 
-enum { OPT_LIST = 256, OPT_VERSION };
+enum { OPT_LIST = 256, OPT_VERSION, OPT_LIST_METRICS, OPT_METRICS_FILE };
+
+/* -r N: 1..1000 runs. */
+static int check_repeat(const char *v, int *n)
+{
+	char *end;
+	long r;
+
+	errno = 0;
+	r = strtol(v, &end, 10);
+	if (errno || *end || end == v || r < 1 || r > 1000) {
+		fprintf(stderr, LAUNCHER ": -r '%s': want 1..1000 runs\n", v);
+		return -1;
+	}
+	*n = (int)r;
+	return 0;
+}
+
+/* -M and -g add to one list. */
+static void add_metrics(struct launch *l, const char *v)
+{
+	char *both;
+
+	if (!l->metrics) {
+		l->metrics = v;
+		return;
+	}
+	if (asprintf(&both, "%s,%s", l->metrics, v) < 0)
+		exit(2);
+	l->metrics = both;	/* lives as long as the run */
+}
 
 /* 0: run; 1: done (help, version, list); 2: bad usage, said why. */
 static int parse_opts(int argc, char **argv, struct launch *l)
@@ -77,13 +119,17 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 		{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },
 		{ "table", required_argument, NULL, 'O' },
 		{ "list-events", no_argument, NULL, OPT_LIST },
+		{ "metrics", required_argument, NULL, 'M' }, { "group", required_argument, NULL, 'g' },
+		{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
+		{ "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
-	int c;
+	int c, list_metrics = 0;
 
 	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
@@ -106,12 +152,27 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 			}
 			l->table = optarg;
 			break;
+		case 'M': case 'g':
+			if (!*optarg) {
+				fprintf(stderr, LAUNCHER ": -%c '': no metric named\n", c);
+				return 2;
+			}
+			add_metrics(l, optarg);
+			break;
+		case OPT_METRICS_FILE: l->metrics_file = optarg; break;
+		case OPT_LIST_METRICS: list_metrics = 1; break;
+		case 'r':
+			if (check_repeat(optarg, &l->repeat) != 0)
+				return 2;
+			break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
 		default: badopt_say(LAUNCHER, argv, c); return 2;
 		}
 	}
+	if (list_metrics)
+		return launch_list_metrics(l->metrics_file) ? 2 : 1;
 	if (optind == argc) {
 		fputs(LAUNCHER ": no command given (usage: " LAUNCHER " [OPTIONS] COMMAND "
 		      "[ARGS...]; --help for more)\n", stderr);
@@ -130,16 +191,22 @@ int main(int argc, char **argv)
 	l.events_from = "PMCSHIM_EVENTS";
 	if ((rc = parse_opts(argc, argv, &l)))
 		return rc == 1 ? 0 : 2;
-	if (launch_check_events(l.events, l.events_from) != 0)
+	if (launch_metrics(&l) != 0 || launch_check_events(l.events, l.events_from) != 0)
 		return 2;
 	launch_check_env(&l);
 	launch_job_detect(&l);
+	if (l.rank >= 0 && l.repeat > 1) {
+		fputs(LAUNCHER ": -r: not in an MPI job (repeat the job instead)\n", stderr);
+		return 2;
+	}
 	if (launch_find_tools(&l) != 0 || launch_open_table(&l) != 0 ||
 	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
 		return 2;
 	/* an MPI job's notice: rank 0's; with --table the table says it */
 	if (!l.quiet && !l.table && l.rank <= 0)
 		launch_events_notice(l.events);
+	if (l.repeat > 1)
+		launch_exit(&l, launch_repeat(&l, &signo), signo);
 	rc = launch_command(&l, &signo, &ran);
 	if (l.rank >= 0)
 		launch_job_end(&l);

@@ -9,6 +9,7 @@
 
 #include <uthash.h>
 
+#include "report_metrics.h"
 #include "report_render.h"
 #include "report_totals.h"
 
@@ -183,6 +184,7 @@ static void csv_head(FILE *out, const struct model *m, enum scope sc, bool cover
 		}
 	}
 	fputs(m->ipc_ins >= 0 ? ",ipc" : "", out);
+	metrics_csv_header(out);
 	fputs(cover ? ",coverage\n" : "\n", out);
 }
 
@@ -231,6 +233,7 @@ static void csv_values(FILE *out, const struct model *m, const struct gtable *t,
 		if (group_ipc(m, g, &v))
 			fprintf(out, "%.4f", v);
 	}
+	metrics_csv_values(out, m, g);
 	if (cover) {
 		putc(',', out);
 		if (group_coverage(m, g, &v))
@@ -340,6 +343,7 @@ static void json_values(FILE *out, const struct model *m, const struct gtable *t
 	fputs("}, \"ipc\": ", out);
 	ok = group_ipc(m, g, &v);
 	json_double_or_null(out, ok, "%.4f", v);
+	metrics_json(out, m, g);
 	if (group_multiplexed(m, g) && group_coverage(m, g, &v))
 		fprintf(out, ", \"coverage\": %.4f", v);
 }

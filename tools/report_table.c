@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_escape.h"
+#include "report_metrics.h"
 #include "report_render.h"
 #include "report_totals.h"
 
@@ -519,7 +520,8 @@ static void choose_cols(struct cols *c, const struct model *m, const struct gtab
 			c->shown[e] = gt->g[i]->s[1 + e].have || gt->g[i]->s[1 + e].never;
 		c->shown[e] ? c->nshown++ : c->nhidden++;
 	}
-	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc];
+	c->ipc = m->ipc_ins >= 0 && c->shown[m->ipc_ins] && c->shown[m->ipc_cyc] &&
+		 !metrics_replace_ipc();
 	c->cover = false;
 	for (size_t i = 0; i < gt->n && !c->cover; i++)
 		c->cover = group_multiplexed(m, gt->g[i]);
@@ -562,6 +564,7 @@ static void region_headings(struct table *t, const struct model *m, const struct
 	tbl_put(t, "mean"), tbl_put(t, "min"), tbl_put(t, "max");
 	if (cols->ipc)
 		tbl_put(t, "IPC");
+	metrics_headings(t, c + 3 + cols->ipc);
 }
 
 /* A group's coverage as text, rounded down: an estimate never reads
@@ -619,6 +622,7 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
 	}
+	metrics_cells(t, m, g, &mk->est, &mk->partial);
 }
 
 /* Some file of the model takes the markers' own cost out. */
@@ -718,7 +722,8 @@ static void print_regions(FILE *out, struct model *m, const struct gtable *gt)
 		return;
 	}
 	choose_cols(&cols, m, gt);
-	tbl_init(&t, 3 + m->show_source + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc);
+	tbl_init(&t, 3 + m->show_source + cols.cover + 2 * (1 + cols.nshown) + 3 + cols.ipc +
+		 2 * metrics_count());
 	region_headings(&t, m, &cols);
 	for (size_t i = 0; i < gt->n; i++)
 		region_row(&t, m, gt, gt->g[i], &mk, &cols);
@@ -773,7 +778,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 	fprintf(out, "\n## threads of %s (pid %" PRIu64 ")\n", r->executable, r->pid);
 	for (size_t e = 0; e < r->nev; e++)
 		shown += !no_totals(r, e);
-	tbl_init(&t, 7 + shown);
+	tbl_init(&t, 7 + shown + metrics_count());
 	for (size_t c = 1; c < 4; c++)
 		tbl_left(&t, c);
 	tbl_put(&t, "tid"), tbl_put(&t, "name"), tbl_put(&t, "state"), tbl_put(&t, "setup");
@@ -781,6 +786,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 	for (size_t e = 0; e < r->nev; e++)
 		if (!no_totals(r, e))
 			tbl_put(&t, "%s", r->ev[e].name);
+	metrics_thread_headings(&t);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		const struct rep_thread *th = &r->threads[i];
 
@@ -794,6 +800,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 			if (!no_totals(r, e))
 				put_total(&t, r, &th->totals[e], event_is_time(r->ev[e].name) ?
 					  H_TIME : H_COUNT, &mk);
+		metrics_thread_cells(&t, r, th, &mk.mux);
 	}
 	tbl_print(&t, out);
 	if (mk.mux && r->raw)
@@ -811,13 +818,15 @@ static void print_processes(FILE *out, const struct model *m)
 	enum how wh = how_of(m, m->weight);
 	struct table t;
 	char b[32];
+	bool mux = false;
 
 	fprintf(out, "\n## processes\n");
-	tbl_init(&t, 8);
+	tbl_init(&t, 8 + metrics_count());
 	tbl_left(&t, 0), tbl_left(&t, 2), tbl_left(&t, 3);
 	tbl_put(&t, "file"), tbl_put(&t, "pid"), tbl_put(&t, "host"), tbl_put(&t, "executable");
 	tbl_put(&t, "threads"), tbl_put(&t, "wall"), tbl_put(&t, "%s excl", wn);
 	tbl_put(&t, "share");
+	metrics_thread_headings(&t);
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];
 		const struct sum *s = &m->file_total[f];
@@ -831,8 +840,11 @@ static void print_processes(FILE *out, const struct model *m)
 			tbl_put(&t, "%.1f%%", 100.0 * (double)s->excl / (double)m->all_total.excl);
 		else
 			tbl_put(&t, "n/a");
+		metrics_process_cells(&t, r, &mux);
 	}
 	tbl_print(&t, out);
+	if (mux)
+		fprintf(out, "* multiplexed: a metric from its threads' scaled estimates\n");
 }
 
 static void print_errors(FILE *out, const struct report *r)

@@ -11,7 +11,7 @@ READER_SRC := tools/pmcshim-report.c tools/report_util.c \
 	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
 	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
 	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c \
-	tools/report_totals.c
+	tools/report_totals.c tools/report_metrics.c tools/metrics_def.c tools/report_repeat.c
 READER_SRC += tools/report_tree.c tools/report_html.c
 READER_SRC += preload/reportfile.c
 READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
@@ -23,10 +23,10 @@ READER_INC := -Ipreload
 SYM_SRC := $(wildcard tools/symbolize.c)
 ifeq ($(SYM_SRC),)
 READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
-READER_LIBS := -pthread
+READER_LIBS := -pthread -lm
 else
 READER_DEFS :=
-READER_LIBS := -ldw -lelf -pthread
+READER_LIBS := -ldw -lelf -pthread -lm
 READER_OBJ += $(B)/tools/symbolize.o
 endif
 
@@ -86,7 +86,7 @@ FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(REA
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
 	  -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ $(FUZZ_SRC) \
-	  -pthread
+	  -pthread -lm
 
 # Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
 $(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c preload/reportfile.h \

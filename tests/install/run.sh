@@ -155,6 +155,15 @@ elif (cd "$tmp" && gfortran -o app-f "$fmod" "$OLDPWD/tests/install/app.f90" $li
 else
 	result installed_fortran fail "module '$fmod'" "$(head -5 "$tmp/fc.err")"
 fi
+# the metrics files found in PREFIX/share/pmcshim/metrics (the build tree is gone)
+"$P/bin/pmcshim-report" --list-metrics >"$tmp/lm" 2>&1 &&
+	"$P/bin/pmcshim-report" -M IPC "$tmp"/run/* >"$tmp/m" 2>&1
+if grep -qx "# $P/share/pmcshim/metrics/generic.def" "$tmp/lm" && grep -q '^IPC ' "$tmp/lm" &&
+   grep -q '^metric IPC: n/a' "$tmp/m"; then
+	result installed_metrics ok
+else
+	result installed_metrics fail "$(head -2 "$tmp/lm")" "$(tail -2 "$tmp/m")"
+fi
 
 v1=$("$P/bin/pmcshim" --version) v2=$("$P/bin/pmcshim-report" --version)
 [ "$v1" = "pmcshim $want" ] && [ "$v2" = "pmcshim-report $want" ] && result versions ok ||

@@ -39,6 +39,8 @@
  *                    each thread, its k-th site is a child of its
  *                    ((k - 1) / F)-th (a tree of fan-out F), the first
  *                    outermost
+ *   --event-names LIST  the events' names (comma separated, at most 8): as
+ *                    many events, the last unavailable as always
  *   --rank R --size N  an MPI rank: R of N, initialized and finalized
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
@@ -67,7 +69,7 @@
 #include "reportfile.h"
 
 static const char *const region_names[] = { "solve", "io", "setup", "parse", "render" };
-static const char *const event_names[] = { "instructions", "cycles", "task-clock",
+static const char *event_names[RF_EVENTS_MAX] = { "instructions", "cycles", "task-clock",
 					   "branch-misses", "page-faults", "cache-misses",
 					   "context-switches", "cpu-migrations" };
 
@@ -698,6 +700,20 @@ static void zero_build_ids(const char *path)
 	close(fd);
 }
 
+/* --event-names: the names replace the defaults, in order. */
+static unsigned event_list(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	unsigned n = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == RF_EVENTS_MAX || strlen(t) >= sizeof(((struct rf_event *)0)->name))
+			die("--event-names: at most 8 names, each short: ", list);
+		event_names[n++] = t;	/* copy kept to the end */
+	}
+	return n;
+}
+
 /* ---- options ---------------------------------------------------------------- */
 
 static unsigned long num(const char *opt, const char *v)
@@ -722,6 +738,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--append")) { append(v ? v : ""); return 0; }
 		if (!strcmp(a, "--exit")) { finish(v ? v : ""); return 0; }
 		if (!strcmp(a, "--zero-build-ids")) { zero_build_ids(v ? v : ""); return 0; }
+		else if (!strcmp(a, "--event-names") && v) g.events = event_list(v), i++;
 		else if (!strcmp(a, "--rows")) g.rows = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--threads")) g.threads = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--events")) g.events = (unsigned)num(a, v), i++;

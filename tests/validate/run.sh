@@ -68,6 +68,14 @@ table|-O /no/such/dir/t touch ran|--table '"'/no/such/dir/t'"': No such file or 
 list-events|--list-events=all|--list-events=all: unknown option
 version|--version=2|--version=2: unknown option
 help|--help=1|--help=1: unknown option
+metrics|-M nosuch touch ran|-M: '"'nosuch'"': no such metric or group
+metrics|--metrics , touch ran|-M: '"','"' names no metric
+group|-g NOSUCH touch ran|-M: '"'NOSUCH'"': no such metric or group
+metrics-file|--metrics-file /nonexistent.def -M IPC touch ran|/nonexistent.def: No such file or directory
+list-metrics|--list-metrics=all|--list-metrics=all: unknown option
+repeat|-r 0 touch ran|-r '"'0'"': want 1..1000 runs
+repeat|--repeat x touch ran|-r '"'x'"': want 1..1000 runs
+repeat|-r 1001 touch ran|-r '"'1001'"': want 1..1000 runs
 -|--no-such-option touch ran|--no-such-option: unknown option
 -|-x touch ran|-x: unknown option
 -||no command given'
@@ -94,6 +102,10 @@ totals|--totals=1 @|--totals=1: unknown option
 tree|--tree=1 @|--tree=1: unknown option
 min-share|--min-share 200 @|--min-share: '"'200'"' is not a percentage (0 to 100)
 min-coverage|--min-coverage 101 @|--min-coverage: '"'101'"' is not a percentage
+metrics|-M nosuch @|-M: '"'nosuch'"': no such metric or group
+metrics-file|--metrics-file /nonexistent.def -M IPC @|/nonexistent.def: No such file or directory
+list-metrics|--list-metrics=all|--list-metrics=all: unknown option
+repeat|--repeat @|--repeat: give two runs or more
 -|--no-such-option @|--no-such-option: unknown option
 -|@ --top|--top: needs a value
 -||no report file given

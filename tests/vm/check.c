@@ -3,6 +3,7 @@
  * shim's own overhead, multiplexing, and the marker cost. */
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -696,6 +697,43 @@ static void test_region_coverage(void)
 	CHECK(partial > 0, "8 events on 7 counters: some counted part of the region");
 }
 
+/* The reader's derived metric on a guest report: IPC of region n1m (a
+ * loop of 2e6 instructions a call) from metrics/generic.def, where cycles
+ * are virtual nanoseconds, one per instruction under -icount shift=0.
+ * Through read() both counts are taken in one call: IPC is exactly 1.
+ * Read from user space the two counters are read two instructions apart
+ * (10 in 10e6 over 5 calls): within 1e-5 of 1. Either way the metric is
+ * instructions / cycles of the same row, by hand. */
+static void test_metric_ipc(void)
+{
+	char path[4096];
+	json_t *j, *row, *ipc = NULL;
+	long long ins = -1, cyc = -1;
+	size_t i;
+
+	CHECK(find_file("loop", path, sizeof(path)) == 0, "no loop report");
+	j = runapp_load_json_opts(path, "--raw -M IPC --format json-table");
+	CHECK(j, "the reader's json-table with -M IPC failed");
+	json_array_foreach(json_object_get(j, "regions"), i, row) {
+		if (strcmp(json_string_value(json_object_get(row, "region")), "n1m"))
+			continue;
+		ipc = json_object_get(json_object_get(json_object_get(row, "metrics"), "IPC"), "incl");
+		ins = json_integer_value(json_object_get(json_object_get(json_object_get(row, "events"),
+			"instructions"), "incl"));
+		cyc = json_integer_value(json_object_get(json_object_get(json_object_get(row, "events"),
+			"cycles"), "incl"));
+	}
+	CHECK(json_is_number(ipc) && ins > 0 && cyc > 0, "n1m: no IPC, instructions or cycles");
+	double v = json_number_value(ipc);
+	printf("    n1m: instructions %lld, cycles %lld, IPC %.10f\n", ins, cyc, v);
+	CHECK(fabs(v - (double)ins / (double)cyc) < 1e-9, "IPC %.10f is not instructions / cycles", v);
+	if (!strcmp(ua, "ua0"))
+		CHECK(v == 1.0, "IPC %.10f through read(), want exactly 1", v);
+	else
+		CHECK(fabs(v - 1) < 1e-5, "IPC %.10f from user space, want 1 within 1e-5", v);
+	json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -719,6 +757,7 @@ int main(int argc, char **argv)
 		RUN(test_children_calibrated);
 		RUN(test_fp_stack_is_libunwinds);
 		RUN(test_signal_handler_stack);
+		RUN(test_metric_ipc);
 	}
 	ua = "ua1";
 	RUN(test_widths_exact);

@@ -3,7 +3,7 @@
 ifeq ($(CROSS),)
 $(B)/tests/vm_check: tests/vm/check.c tests/runapp.c tests/runapp.h tests/harness.h \
 		preload/reportfile.c preload/reportfile.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c preload/reportfile.c -ljansson
+	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c preload/reportfile.c -ljansson -lm
 
 TEST_BINS += $(B)/tests/vm_check
 EXTRA_SUITES += vm=sh+tests/vm/run.sh
