@@ -168,7 +168,7 @@ grep -q "^metric typo: n/a: instructons was not counted" "$tmp/t" && result unkn
 (cd "$tmp" && "$L" -o run -M page-faults-per-ms -g IPC "$TREE") >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc = 0 ] && grep -q "page-faults-per-ms /ms" "$tmp/err" &&
-   grep -q "page-faults \[read\]" "$tmp/err" && grep -q "task-clock \[read\]" "$tmp/err"; then
+   grep -q "page-faults \[read[],]" "$tmp/err" && grep -q "task-clock \[read[],]" "$tmp/err"; then
 	result launcher_metrics ok
 else
 	result launcher_metrics fail "exit $rc" "$(head -12 "$tmp/err")"
