@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "codemap.h"
 #include "fds.h"
 #include "fpwalk.h"
 #include "index.h"
@@ -168,6 +169,7 @@ static inline uintptr_t return_address(void *pc)
 static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 {
 	void *buf[STACKS_MAX_FRAMES + SKIP_MAX];
+	struct codemap_range code;
 	int got, skip = 0, n = 0;
 
 	int extra = __atomic_load_n(&shim_frames, __ATOMIC_RELAXED) + 1;
@@ -185,8 +187,24 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
 	/* Trust the unwinder only if it agrees on the call site. */
 	if (skip >= got || return_address(buf[skip]) != caller)
 		return 1;
-	for (int i = skip; i < got && n <= depth; i++)
-		pcs[n++] = return_address(buf[i]);
+	pcs[n++] = caller;
+	code = codemap_last;	/* a local copy, as the walks keep */
+	for (int i = skip + 1; i < got && n <= depth; i++) {
+		uintptr_t pc = return_address(buf[i]);
+
+		/* The stack ends where a frame returns to no code, as the
+		 * walks' do: garbage in a saved FP or return address, which
+		 * the unwinder does not stop at. What it reads through that
+		 * frame is garbage too, and depends on where it points: below
+		 * the call site, into the shim's own live frames, whose words
+		 * differ with the shim's path to this walk. */
+		if (pc < code.lo || pc >= code.hi) {
+			if (!codemap_lookup(pc))
+				break;
+			code = codemap_last;
+		}
+		pcs[n++] = pc;
+	}
 	return n;
 }
 
