@@ -33,6 +33,19 @@ calls() {
 		on && $1 == r { print $col; exit }' "$2" | tr -d ,
 }
 
+# balanced FILE...: the reports hold no marker error and dropped nothing
+# (every end closed its begin); the test is named "balanced"
+balanced() {
+	"$B/pmcshim-report" --format json "$@" >"$tmp/json" 2>&1
+	if grep -q '"errors": \[\]' "$tmp/json" &&
+	   grep -q '"dropped": {"full": 0,' "$tmp/json" &&
+	   ! grep -o '"dropped": {[^}]*}' "$tmp/json" | grep -q ': [1-9]'; then
+		result balanced ok
+	else
+		result balanced fail "$(grep -o '"errors": .\{0,160\}\|"dropped": {[^}]*}' "$tmp/json" | head -3)"
+	fi
+}
+
 suite_end() {
 	echo "$suite: $passed passed, $failed failed, $skipped skipped"
 	[ $failed = 0 ]
