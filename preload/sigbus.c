@@ -29,14 +29,15 @@ static sigaction_fn *real(void)
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc);
 
-/* The kernel's action: ours, with the application's mask and restart
- * flag; always on the alternate stack where there is one. */
+/* The kernel's action: ours, with the application's mask, restart flag
+ * and stack (its handler runs where it asked to: a small alternate stack
+ * it did not ask for could overflow). */
 static void ours(struct sigaction *k, const struct sigaction *a)
 {
 	memset(k, 0, sizeof(*k));
 	k->sa_sigaction = on_sigbus;
 	k->sa_mask = a->sa_mask;
-	k->sa_flags = SA_SIGINFO | SA_ONSTACK | (a->sa_flags & SA_RESTART);
+	k->sa_flags = SA_SIGINFO | (a->sa_flags & (SA_RESTART | SA_ONSTACK));
 }
 
 /* Not ours: what the application's action would have done. */
@@ -155,14 +156,22 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
 
 /* signal() and its kin set SIGBUS through glibc's own sigaction, not
  * ours: with their semantics (glibc's), through app_sigaction. */
-static sighandler_t set_handler(const char *name, int sig, sighandler_t h, int flags)
+typedef sighandler_t signal_fn(int, sighandler_t);
+
+/* next: the function's next definition, looked up once (a SysV handler
+ * re-arms itself with signal(): dlsym is no call for a handler). */
+static sighandler_t set_handler(signal_fn **next, const char *name, int sig, sighandler_t h,
+				int flags)
 {
 	struct sigaction a, o;
-	sighandler_t (*next)(int, sighandler_t);
+	signal_fn *fn = __atomic_load_n(next, __ATOMIC_ACQUIRE);
 
 	if (sig != SIGBUS || !__atomic_load_n(&mend_fn, __ATOMIC_ACQUIRE)) {
-		*(void **)&next = dlsym(RTLD_NEXT, name);
-		return next ? next(sig, h) : (errno = ENOSYS, SIG_ERR);
+		if (!fn) {
+			*(void **)&fn = dlsym(RTLD_NEXT, name);
+			__atomic_store_n(next, fn, __ATOMIC_RELEASE);
+		}
+		return fn ? fn(sig, h) : (errno = ENOSYS, SIG_ERR);
 	}
 	memset(&a, 0, sizeof(a));
 	a.sa_handler = h;
@@ -175,15 +184,21 @@ static sighandler_t set_handler(const char *name, int sig, sighandler_t h, int f
 
 EXPORT sighandler_t signal(int sig, sighandler_t h)
 {
-	return set_handler("signal", sig, h, SA_RESTART);
+	static signal_fn *next;
+
+	return set_handler(&next, "signal", sig, h, SA_RESTART);
 }
 
 EXPORT sighandler_t bsd_signal(int sig, sighandler_t h)
 {
-	return set_handler("bsd_signal", sig, h, SA_RESTART);
+	static signal_fn *next;
+
+	return set_handler(&next, "bsd_signal", sig, h, SA_RESTART);
 }
 
 EXPORT sighandler_t sysv_signal(int sig, sighandler_t h)
 {
-	return set_handler("sysv_signal", sig, h, SA_RESETHAND | SA_NODEFER);
+	static signal_fn *next;
+
+	return set_handler(&next, "sysv_signal", sig, h, SA_RESETHAND | SA_NODEFER);
 }
