@@ -11,6 +11,7 @@
  *
  * The few OMPT declarations used are written out from the specification
  * (the shim is built without LLVM's omp-tools.h). */
+#include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -263,11 +264,30 @@ static void finalize(ompt_data *data)
 	(void)data;
 }
 
+/* The application's own tool (a profiler it links with) comes first: a
+ * runtime starts one tool, and the preloaded shim's definition would hide
+ * the application's. Then OpenMP regions come from the shim's GOMP
+ * wrappers only (libomp's GOMP layer), said once. */
+static struct ompt_start_tool_result *application_tool(unsigned version, const char *runtime)
+{
+	struct ompt_start_tool_result *(*next)(unsigned, const char *);
+	struct ompt_start_tool_result *r;
+
+	*(void **)&next = dlsym(RTLD_NEXT, "ompt_start_tool");
+	if (!next || !(r = next(version, runtime)))
+		return NULL;
+	log_notice("the application's own OMPT tool started; OpenMP regions through OMPT are "
+		   "not recorded");
+	return r;
+}
+
 EXPORT struct ompt_start_tool_result *ompt_start_tool(unsigned version, const char *runtime)
 {
 	static struct ompt_start_tool_result tool = { initialize, finalize, { 0 } };
+	struct ompt_start_tool_result *app = application_tool(version, runtime);
 
-	(void)version, (void)runtime;
+	if (app)
+		return app;
 	shim_thread();	/* the shim set up, if the runtime comes first */
 	return openmp_thread() ? &tool : NULL;
 }
