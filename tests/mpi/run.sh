@@ -238,4 +238,19 @@ for impl in openmpi mpich; do
 	switch "$impl" "$app"
 	launcher "$impl" "$app"
 done
+# An MPI library in no global scope (the dependency of a module dlopen()ed
+# RTLD_LOCAL): the shim's wrapper, which the module's MPI_Init binds to,
+# finds PMPI_Init there instead of failing the call. No MPI needed.
+l=$tmp/local
+mkdir -p "$l"
+if cc -shared -fPIC -o "$l/libfakempi.so" tests/mpi/local/fakempi.c &&
+   cc -shared -fPIC -o "$l/plugin.so" tests/mpi/local/plugin.c -L"$l" -lfakempi \
+	-Wl,-rpath,"$l" && cc -o "$l/host" tests/mpi/local/host.c -ldl; then
+	out=$(cd "$l" && LD_PRELOAD="$SHIM" PMCSHIM_OUTPUT="$l/" PMCSHIM_QUIET=1 ./host 2>/dev/null)
+	rc=$?
+	[ $rc = 0 ] && [ "$out" = "MPI_Init rc=0" ] && result mpi_library_in_a_local_scope ok ||
+		result mpi_library_in_a_local_scope fail "exit $rc, out '$out'"
+else
+	result mpi_library_in_a_local_scope fail "could not build the stand-in"
+fi
 suite_end
