@@ -478,6 +478,10 @@ static struct cfi_rule parse(uintptr_t ra)
 	int signal;
 
 	__atomic_add_fetch(&parsed, 1, __ATOMIC_RELAXED);
+	/* the tables are read in place: not while a dlclose may unmap them
+	 * (that walk goes to libunwind; the next one reads them) */
+	if (codemap_unloading())
+		return u;
 	if (REG_SP < 0 || !find_object || find_object((void *)(ra - 1), &obj) != 0 ||
 	    !obj.dlfo_eh_frame)
 		return u;
@@ -587,6 +591,8 @@ struct cfi_rule cfi_rule(uintptr_t ra)
 			return unpack(v);
 	}
 	v = pack(parse(ra), stamp);
+	if (codemap_stamp() != stamp)	/* a dlclose began meanwhile: not kept */
+		return (struct cfi_rule){ .kind = CFI_UNKNOWN };
 	keep(ra, v, epoch);
 	return unpack(v);
 }

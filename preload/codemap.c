@@ -264,6 +264,11 @@ unsigned long codemap_constant(uintptr_t p, size_t len)
 	return r && !r->writable && len < r->hi - p ? stamp : 0;
 }
 
+int codemap_unloading(void)
+{
+	return __atomic_load_n(&unloading, __ATOMIC_SEQ_CST) != 0;
+}
+
 unsigned long codemap_unload_count;
 
 static int (*real_dlclose)(void *);

@@ -30,6 +30,9 @@ int codemap_lookup(uintptr_t pc);
 
 extern unsigned long codemap_unload_count;	/* dlclose is interposed to count */
 
+/* A dlclose is under way: an object's memory may go at any moment. */
+int codemap_unloading(void);
+
 /* What a constant answer is worth now: it holds while this stays the
  * same (until an object is unloaded). */
 static inline unsigned long codemap_stamp(void)
