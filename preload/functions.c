@@ -214,7 +214,7 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 {
 	int saved = errno;
 	uint32_t id = 0;
-	struct slot *s;
+	struct slot *s = NULL;
 
 	if (!guard_enter())
 		return 0;
@@ -223,15 +223,17 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 		set_fold_ticks();
 	if (!table)
 		__atomic_store_n(&table, arena_pages(SLOTS * sizeof(*table)), __ATOMIC_RELEASE);
-	if (table && (s = slot_of(table, fn)) && used < SLOTS / 2) {
-		if (s->fn == fn) {
-			id = s->id;
-		} else {
-			s->id = id = region_of(fn);
-			used++;
-			__atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
-		}
-	} else if (!full_said) {
+	if (table && (s = slot_of(table, fn)) && s->fn == fn) {
+		id = s->id;
+	} else if (s) {
+		/* past the limit a function is kept unrecorded (id 0), so that
+		 * its next calls take no lock either */
+		if (used < SLOTS / 2)
+			id = region_of(fn), used++;
+		s->id = id;
+		__atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
+	}
+	if (table && !id && used >= SLOTS / 2 && !full_said) {
 		full_said = 1;
 		log_error("more than %u instrumented functions met: the others are not recorded",
 			  used);
