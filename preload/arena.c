@@ -1,6 +1,7 @@
 #include "arena.h"
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define CHUNK_MIN (64 * 1024)
@@ -11,6 +12,59 @@ struct arena_chunk {
 	struct arena_chunk *next;
 	size_t size;			/* bytes mapped, this header included */
 };
+
+/* Finished arenas' first chunks, kept for the next thread: its first
+ * allocations then land on pages already faulted in, and the ending
+ * thread skips an munmap (a TLB shootdown in every other thread). Taken
+ * with a try-lock only, never waited for: a marker in a signal handler
+ * that interrupted the owner, or a child forked while another thread held
+ * it, maps and unmaps as before. */
+#define SPARE_MAX 16
+static struct arena_chunk *spare[SPARE_MAX];
+static int nspare;
+static int spare_busy;
+
+static int spare_lock(void)
+{
+	return !__atomic_exchange_n(&spare_busy, 1, __ATOMIC_ACQUIRE);
+}
+
+static void spare_unlock(void)
+{
+	__atomic_store_n(&spare_busy, 0, __ATOMIC_RELEASE);
+}
+
+static struct arena_chunk *spare_take(void)
+{
+	struct arena_chunk *c = NULL;
+
+	if (!spare_lock())
+		return NULL;
+	if (nspare > 0)
+		c = spare[--nspare];
+	spare_unlock();
+	return c;
+}
+
+/* The chunk's first dirty bytes are zeroed first: arena_alloc's memory is
+ * zeroed. 1 when kept. */
+static int spare_keep(struct arena_chunk *c, size_t dirty)
+{
+	int kept = 0;
+
+	if (c->size != CHUNK_MIN)
+		return 0;
+	memset(c, 0, dirty);
+	c->size = CHUNK_MIN;
+	if (!spare_lock())
+		return 0;
+	if (nspare < SPARE_MAX) {
+		spare[nspare++] = c;
+		kept = 1;
+	}
+	spare_unlock();
+	return kept;
+}
 
 static size_t round16(size_t n)
 {
@@ -69,6 +123,8 @@ static struct arena_chunk *chunk_new(const struct arena_chunk *last, size_t need
 		size *= 2;
 	if (last)
 		c = arena_pages(size);
+	else if (size == CHUNK_MIN && (c = spare_take()) != NULL)
+		;
 	else if ((c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			   -1, 0)) == MAP_FAILED)
 		c = NULL;
@@ -93,12 +149,17 @@ void *arena_alloc(struct arena *a, size_t size)
 	return (char *)c + a->used - size;
 }
 
+/* The newest chunk is dirty up to used, an older one to its end. */
 void arena_release(struct arena *a)
 {
+	size_t dirty = a->used;
+
 	while (a->chunks) {
 		struct arena_chunk *c = a->chunks;
 		a->chunks = c->next;
-		munmap(c, c->size);
+		if (!spare_keep(c, dirty < c->size ? dirty : c->size))
+			munmap(c, c->size);
+		dirty = SIZE_MAX;
 	}
 	a->used = 0;
 }

@@ -15,7 +15,8 @@ struct arena {
 
 /* Zeroed, 16-byte aligned; NULL when the system has no memory left. */
 void *arena_alloc(struct arena *a, size_t size);
-/* Unmap every chunk. */
+/* Unmap every chunk, or keep a small first one, zeroed, for the next
+ * arena (a thread that starts after one ended). */
 void arena_release(struct arena *a);
 
 /* Zeroed pages of their own, for large index tables and an arena's grown

@@ -48,7 +48,7 @@ if [ -f "$asan_rt" ]; then
 	PMCSHIM_TEST_PRELOAD_FIRST=$asan_rt \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=87 \
-	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols,test_unissued_ids \
+	PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_threads_one_by_one,test_read_path_software_events,test_application_untouched,test_unbalanced_markers,test_names_limit,test_names_of_unloaded_plugin,test_names_while_unloading,test_fork_child_own_report,test_thread_exit_paths,test_lazy_thread,test_call_site_stacks,test_unwritable_output,test_exported_symbols,test_unissued_ids \
 		run "asan+ubsan" "$B/tests/test_integration"
 	# (not SIGSEGV, which ASan catches, nor the RSS and descriptor-limit checks:
 	# the sanitizer runtime moves both)
@@ -74,7 +74,7 @@ echo "tsan: runs with PMCSHIM_STACK_METHOD=fp (libunwind's thread-exit destructo
 PMCSHIM_TEST_SUITE=tsan PMCSHIM_TEST_SHIM=$B/tsan/libpmcshim.so \
 PMCSHIM_TEST_APPS=$B/tsan/apps PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=fp \
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading \
+PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_threads_one_by_one,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading \
 	run "tsan" "$B/tests/test_integration"
 # The 8 marking threads and the live reader, the exit path with threads
 # still running, a raw-exit thread, and exit from a signal handler; a

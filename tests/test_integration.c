@@ -50,9 +50,8 @@ static int excl_within_incl(json_t *rep)
 	return 1;
 }
 
-static void test_threads_exact_counts(void)
+static void threads_exact_counts(const char **env)
 {
-	const char *env[] = { QUIET, "THREADS_SPAN=1", NULL };
 	json_t *rep, *t;
 	char name[8];
 
@@ -93,6 +92,22 @@ static void test_threads_exact_counts(void)
 	      sleep, span);
 	t = rep_main_thread(rep);
 	CHECK(t && num(t, "cpu_ns") >= 30000000, "main cpu_ns %lld", t ? num(t, "cpu_ns") : -1);
+}
+
+static void test_threads_exact_counts(void)
+{
+	const char *env[] = { QUIET, "THREADS_SPAN=1", NULL };
+
+	threads_exact_counts(env);
+}
+
+/* Each thread starts after the last one ended, on the memory the shim
+ * kept from it: nothing of the last thread's regions may show. */
+static void test_threads_one_by_one(void)
+{
+	const char *env[] = { QUIET, "THREADS_SPAN=1", "THREADS_ONE_BY_ONE=1", NULL };
+
+	threads_exact_counts(env);
 }
 
 static void test_events_unavailable_are_null(void)
@@ -632,6 +647,7 @@ int main(void)
 	runapp_init();
 	printf("shim under test: %s\n", runapp_shim());
 	T(test_threads_exact_counts);
+	T(test_threads_one_by_one);
 	T(test_events_unavailable_are_null);
 	T(test_read_path_software_events);
 	T(test_hardware_instructions);

@@ -1,6 +1,7 @@
 /* 8 threads with nested and recursive regions; the main thread sleeps
  * 50 ms in a region and spins 30 ms of CPU in another. Call counts are
- * fixed so the test can check them exactly. */
+ * fixed so the test can check them exactly. THREADS_ONE_BY_ONE: each
+ * thread starts after the last one ended (the shim reuses its memory). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,9 +82,14 @@ int main(void)
 		sink += 1;
 	PMCSHIM_END("spin30");
 
-	for (long i = 0; i < THREADS; i++)
+	int one_by_one = getenv("THREADS_ONE_BY_ONE") != NULL;
+
+	for (long i = 0; i < THREADS; i++) {
 		pthread_create(&t[i], NULL, worker, (void *)i);
-	for (int i = 0; i < THREADS; i++)
+		if (one_by_one)
+			pthread_join(t[i], NULL);
+	}
+	for (int i = 0; i < THREADS && !one_by_one; i++)
 		pthread_join(t[i], NULL);
 	printf("threads: done\n");
 	return 0;
