@@ -22,7 +22,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 
 #include "log.h"
 #include "mapfile.h"
+#include "nextsym.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -67,49 +67,12 @@ static uint32_t mpi_region(const char *name)
 	return shim_name(name, RF_FROM_MPI);
 }
 
-#define LOADED_MAX 512
-
-struct loaded {
-	const char *name[LOADED_MAX];
-	int n;
-};
-
-static int note_loaded(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct loaded *l = arg;
-
-	(void)size;
-	if (info->dlpi_name && info->dlpi_name[0] && l->n < LOADED_MAX)
-		l->name[l->n++] = info->dlpi_name;
-	return 0;
-}
-
-/* An MPI library that is in no global scope: the dependency of a module
- * dlopen()ed RTLD_LOCAL (an MPI binding of Python, R, Julia), whose calls
- * still come to the shim first. Each loaded object is asked, with its
- * dependencies (dlopen NOLOAD: no object is loaded; the names listed
- * first, outside the loader's lock). */
-static void *pmpi_local(const char *p)
-{
-	struct loaded l;	/* 4 KiB of stack, on the first call of each function */
-	void *fn = NULL, *h;
-
-	l.n = 0;
-	dl_iterate_phdr(note_loaded, &l);
-	for (int i = 0; !fn && i < l.n; i++)
-		if ((h = dlopen(l.name[i], RTLD_LAZY | RTLD_NOLOAD)))
-			fn = dlsym(h, p);	/* (the reference is dropped at exit) */
-	return fn;
-}
-
 static void *pmpi(const char *name)
 {
 	char p[64];
-	void *fn;
 
 	snprintf(p, sizeof(p), "P%s", name);
-	fn = dlsym(RTLD_NEXT, p);
-	return fn ? fn : pmpi_local(p);
+	return nextsym(RTLD_NEXT, p);
 }
 
 static __attribute__((noinline)) void *resolve(struct call *c)

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "modules.h"
 #include "names.h"
+#include "nextsym.h"
 #include "shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -33,28 +34,13 @@ static int on;				/* PMCSHIM_OPENMP */
 static uint32_t barrier_id, loop_end_id, sections_end_id, critical_id, critical_wait_id,
 	taskwait_id;
 
-/* A symbol of the OpenMP runtime: in the global scope (after the shim,
- * with RTLD_NEXT), or in the runtime itself when it is not there (the
- * dependency of a library dlopen()ed with RTLD_LOCAL, whose calls still
- * come to the shim first). */
-static void *runtime_sym(void *scope, const char *name)
-{
-	static const char *const runtimes[] = { "libgomp.so.1", "libomp.so.5" };
-	void *p = dlsym(scope, name), *h;
-
-	for (size_t i = 0; !p && i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
-		if ((h = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD)))
-			p = dlsym(h, name);	/* (the reference is dropped at exit) */
-	return p;
-}
-
 /* The real entry point `name` (libgomp's), looked up once. */
 static void *real(void **slot, const char *name)
 {
 	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 
 	if (!p) {
-		p = runtime_sym(RTLD_NEXT, name);
+		p = nextsym(RTLD_NEXT, name);
 		if (!p) {	/* the program called it: some library defines it */
 			log_error("OpenMP: %s not found after the shim; the program cannot go on",
 				  name);
@@ -132,10 +118,10 @@ static void find_queries(void)
 {
 	if (__atomic_load_n(&get_thread_num, __ATOMIC_ACQUIRE))
 		return;
-	*(void **)&get_level = runtime_sym(RTLD_DEFAULT, "omp_get_level");
-	*(void **)&get_ancestor = runtime_sym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+	*(void **)&get_level = nextsym(RTLD_DEFAULT, "omp_get_level");
+	*(void **)&get_ancestor = nextsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
 	__atomic_store_n((void **)&get_thread_num,
-			 runtime_sym(RTLD_DEFAULT, "omp_get_thread_num"), __ATOMIC_RELEASE);
+			 nextsym(RTLD_DEFAULT, "omp_get_thread_num"), __ATOMIC_RELEASE);
 }
 
 void openmp_name_thread(struct thread_state *t)
