@@ -105,6 +105,7 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 
 #if defined(__aarch64__)
 static int user_access_sysctl(void);
+static int narrow_only;		/* a 64-bit user counter was refused once */
 #endif
 
 static int open_one(const struct event_spec *ev, int user_only, int group)
@@ -122,9 +123,29 @@ static int open_one(const struct event_spec *ev, int user_only, int group)
 	attr.read_format = READ_FORMAT;
 #if defined(__aarch64__)
 	/* arm64 lets user space read a counter only when asked (config1
-	 * bit 1) and only while kernel.perf_user_access allows it. */
-	if (ev->type != PERF_TYPE_SOFTWARE && user_access_sysctl() == 1)
+	 * bit 1) and only while kernel.perf_user_access allows it; bit 0
+	 * asks for a 64-bit counter, which a marker reads with no sign
+	 * extension and whose page no overflow rewrites (counters_wide).
+	 * Without FEAT_PMUv3p5 the kernel refuses that for a user-read event
+	 * (but the cycle counter's): open a 32-bit one then. */
+	if (ev->type != PERF_TYPE_SOFTWARE && user_access_sysctl() == 1) {
+		int fd;
+
 		attr.config1 |= 0x2;
+		if (!__atomic_load_n(&narrow_only, __ATOMIC_RELAXED) && !(ev->config1 & 0x1)) {
+			attr.config1 |= 0x1;
+			fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, group,
+					  PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)
+				return fd;
+			attr.config1 &= ~(uint64_t)0x1;
+			fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, group,
+					  PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)	/* the PMU has no 64-bit user counters */
+				__atomic_store_n(&narrow_only, 1, __ATOMIC_RELAXED);
+			return fd;
+		}
+	}
 #endif
 	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, group,
 			    PERF_FLAG_FD_CLOEXEC);
@@ -216,13 +237,19 @@ static void add_to_group(struct counters *c, int i, int fd, int new_group)
  * another try at the next marker) when a page refuses. */
 static int retake(struct counters *c)
 {
+	int wide = c->nfast > 0 && c->ngroups == 1 && !(c->slow & COUNTERS_SLOW_READ);
+
 	c->slow &= ~COUNTERS_SLOW_SNAP;
+	c->wide = 0;
 	for (int k = 0; k < c->nfast; k++) {
 		if (!selfread_snap_take(&c->fast[k], c->page[c->open[k]])) {
 			c->slow |= COUNTERS_SLOW_SNAP;
 			return -1;
 		}
+		if (c->fast[k].shift != 0)
+			wide = 0;
 	}
+	c->wide = wide;
 	return 0;
 }
 
@@ -359,6 +386,7 @@ void counters_close(struct counters *c)
 	}
 	c->slow = COUNTERS_SLOW_READ;	/* reads give the held values now (marker_read) */
 	c->nfast = 0;
+	c->wide = 0;
 	c->nopen = 0;
 	c->ngroups = 0;
 	c->all_user = 0;
@@ -460,6 +488,7 @@ static int marker_read(struct counters *c, void (*fn)(void *arg, int i, const ui
 		return 0;
 	__atomic_store_n(&c->broken, 1, __ATOMIC_RELAXED);
 	c->slow |= COUNTERS_SLOW_READ;
+	c->wide = 0;
 	return -1;
 }
 

@@ -52,6 +52,8 @@ struct counters {
 	 * open events. slow: the marker must take counters_read_slow. */
 	int nfast, slow;
 	int nvalues;			/* values a marker's read fills (nopen at open) */
+	int wide;			/* every snapshot 64 bits wide, one group,
+					 * and slow 0 (slow set clears it) */
 	/* The last values a marker's read() found (by position among open
 	 * events): what later reads give once the counters broke, so that a
 	 * region open across the break ends with a difference of what was
@@ -105,23 +107,45 @@ void counters_read_slow(struct counters *c, uint64_t *vals);
  * or in, and after a move to another CPU a snapshot's index may name a
  * counter that CPU lacks (hybrid x86, big.LITTLE), where rdpmc or mrs
  * faults. A counter moved while the thread ran stays on this CPU: the
- * look after the read is enough for it. */
-static inline __attribute__((always_inline)) int counters_read_fast_n(const struct counters *c,
-								       uint64_t *vals, int n)
+ * look after the read is enough for it.
+ * counters_read_snaps is the same for a copy of the caller's for wide
+ * counters or not (wide: 1 only where counters_wide says so, and is
+ * known to have said so since the last snapshots). Wide counters are
+ * wide (counters_wide): no sign extension, and one look at the group
+ * leader's lock stands for every page's, since the kernel rewrites every
+ * page of a group when it moves the group, and a 64-bit counter never
+ * overflows (which rewrites its own page alone). */
+static inline __attribute__((always_inline)) int counters_read_snaps(const struct counters *c,
+								      uint64_t *vals, int n,
+								      int wide)
 {
 	const struct selfread_snap *s = c->fast;
 	uint32_t moved = 0;
 
-	if (__builtin_expect(c->slow != 0 || (n > 0 && selfread_snap_moved(&s[0])), 0))
+	if (__builtin_expect((!wide && c->slow != 0) || (n > 0 && selfread_snap_moved(&s[0])), 0))
 		return 0;
 	selfread_barrier();
-#pragma GCC unroll 4	/* whole where n is a constant: the asm looks large to GCC */
-	for (int k = 0; k < n; k++) {
+#pragma GCC unroll 9	/* whole where n is a constant: the asm looks large to GCC */
+	for (int k = 0; k < n && k < EVENTS_MAX; k++) {
+		if (wide) {
+			vals[k] = selfread_snap_count_wide(&s[k], arch_read_pmc);
+			continue;
+		}
 		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
 		selfread_barrier();
 		moved |= selfread_snap_moved(&s[k]);
 	}
+	if (wide && n > 0) {
+		selfread_barrier();
+		moved = selfread_snap_moved(&s[0]);
+	}
 	return moved == 0;
+}
+
+static inline __attribute__((always_inline)) int counters_read_fast_n(const struct counters *c,
+								       uint64_t *vals, int n)
+{
+	return counters_read_snaps(c, vals, n, 0);
 }
 
 static inline __attribute__((always_inline)) int counters_read_fast(const struct counters *c,
@@ -135,6 +159,12 @@ static inline void counters_read(struct counters *c, uint64_t *vals)
 {
 	if (__builtin_expect(!counters_read_fast(c, vals), 0))
 		counters_read_slow(c, vals);
+}
+
+/* 64-bit user-readable counters in one group (counters_read_snaps). */
+static inline int counters_wide(const struct counters *c)
+{
+	return c->wide;
 }
 
 /* Why reading failed, once it has (broken, or counters_read_totals -1). */

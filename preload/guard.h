@@ -6,15 +6,15 @@
 #ifndef PMCSHIM_GUARD_H
 #define PMCSHIM_GUARD_H
 
-extern __thread int guard_depth;
+#include "entry.h"
 
 /* 1 when the caller may go on (and must call guard_leave), 0 when the
  * shim is already busy on this thread. */
 static inline int guard_enter(void)
 {
-	if (guard_depth)
+	if (shim_tls.guard)
 		return 0;
-	guard_depth = 1;
+	shim_tls.guard = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 1;
 }
@@ -22,7 +22,7 @@ static inline int guard_enter(void)
 static inline void guard_leave(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_depth = 0;
+	shim_tls.guard = 0;
 }
 
 #endif

@@ -45,6 +45,11 @@ extern uint32_t names_issued;
 /* Whether id was given out, as a marker asks: one compare, no lock. An
  * id it refuses takes names_given_out (the id may have been given out on
  * another thread an instant ago). */
+static inline uint32_t names_issued_count(void)
+{
+	return __atomic_load_n(&names_issued, __ATOMIC_RELAXED);
+}
+
 static inline int names_issued_id(uint32_t id)
 {
 	return id - 1u < __atomic_load_n(&names_issued, __ATOMIC_RELAXED);

@@ -7,6 +7,7 @@
 #include "regions.h"
 
 #include "codemap.h"
+#include "entry.h"
 #include "guard.h"
 #include "log.h"
 #include "mapfile.h"
@@ -16,14 +17,20 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Sites are read by other processes (and the exit path) while their
- * thread runs, inside the site's sequence count: relaxed atomic stores
- * (plain moves on x86-64 and arm64) keep that free of data races. Loads
- * need none: the thread is its sites' only writer, and reads do not race
- * with reads (plain loads also keep offset addressing, which GCC's arm64
- * atomics give up: one instruction less per value). */
+ * thread runs, inside the site's sequence count: each value must be
+ * stored whole, in one move. Relaxed atomic stores say so in C11 (and
+ * keep the sanitizer's builds free of data races); elsewhere a volatile
+ * store does the same (the kernel's WRITE_ONCE: an aligned 64-bit move on
+ * x86-64 and arm64) and keeps offset addressing, which GCC's arm64
+ * atomics give up (a move more per store). Loads need neither: the
+ * thread is its sites' only writer, and reads do not race with reads. */
 static inline void store(uint64_t *p, uint64_t v)
 {
+#if defined(__SANITIZE_THREAD__)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+#else
+	*(volatile uint64_t *)p = v;
+#endif
 }
 
 static inline uint64_t load(const uint64_t *p)
@@ -42,18 +49,24 @@ void regions_release(struct region_state *rs)
 	arena_release(&rs->arena);
 	rs->frames = NULL;
 	rs->open_site = NULL;
-	rs->active = NULL;
+	rs->slots = NULL;
 	rs->errors = NULL;
-	rs->frames_cap = rs->active_cap = rs->nframes = 0;
+	rs->frames_cap = rs->slots_cap = rs->nframes = 0;
 	memset(rs->names, 0, sizeof(rs->names));	/* refused copies were in the arena */
 }
 
+static void rewarm(struct region_state *rs);
+
 /* The values now, every way: serialized, with the times of multiplexed
- * groups (into t, only where the thread keeps coverage), or read(). */
-static __attribute__((noinline)) void read_values(const struct region_state *rs,
+ * groups (into t, only where the thread keeps coverage), or read(). New
+ * snapshots may find the counters no longer wide (or wide again): the
+ * warm path's compare follows. */
+static __attribute__((noinline)) void read_values(struct region_state *rs,
 						  struct counters *c, uint64_t *v,
 						  struct frame_times *t)
 {
+	int wide = counters_wide(c);
+
 	if (rs->serialize)
 		arch_barrier();
 	v[0] = arch_ticks();
@@ -63,6 +76,8 @@ static __attribute__((noinline)) void read_values(const struct region_state *rs,
 		counters_read(c, v + 1);
 	if (rs->serialize)
 		arch_barrier();
+	if (unlikely(counters_wide(c) != wide))
+		rewarm(rs);
 }
 
 /* The values now, on the plain path: the tick counter and the user-space
@@ -79,16 +94,27 @@ static inline __attribute__((always_inline)) int read_values_fast(const struct r
 	return counters_read_fast_n(c, v + 1, nv - 1);
 }
 
+/* The same for a warm id (rs->warm_ids: not careful; wide: the counters
+ * are, as the entries were installed for). */
+static inline __attribute__((always_inline)) int read_values_warm(const struct counters *c,
+								  uint64_t *v, int nv, int wide)
+{
+	v[0] = arch_ticks();
+	return counters_read_snaps(c, v + 1, nv - 1, wide);
+}
+
 void regions_serialize(struct region_state *rs, int on)
 {
 	rs->serialize = on;
 	rs->careful = rs->serialize || rs->coverage;
+	rewarm(rs);
 }
 
 void regions_coverage(struct region_state *rs, int on)
 {
 	rs->coverage = on;
 	rs->careful = rs->serialize || rs->coverage;
+	rewarm(rs);
 }
 
 /* Coverage: the time each event's group was enabled and counting. */
@@ -140,15 +166,35 @@ static inline struct frame *frame_at(struct region_state *rs, uint32_t k)
 	return &rs->frames[k + 1];
 }
 
-static int grow_active(struct region_state *rs, uint32_t id)
+static int grow_slots(struct region_state *rs, uint32_t id)
 {
-	return grow_zeroed(&rs->arena, (void **)&rs->active, &rs->active_cap,
-			   sizeof(uint32_t), id, UINT32_MAX / 2);
+	return grow_zeroed(&rs->arena, (void **)&rs->slots, &rs->slots_cap,
+			   sizeof(struct region_slot), id, UINT32_MAX / 2 / sizeof(struct region_slot));
+}
+
+/* The values of the threads the installed entries serve (0: none),
+ * and whether their counters are wide. */
+static int entry_nv, entry_wide;
+
+/* warm_ids anew (region_state): after growth, a begin dropped or its end
+ * seen, a change of reads, new ids given out. */
+static void rewarm(struct region_state *rs)
+{
+	uint32_t n = names_issued_count();
+
+	if (rs->overflow || rs->careful || !rs->frames ||
+	    rs->nv != __atomic_load_n(&entry_nv, __ATOMIC_RELAXED) ||
+	    counters_wide(rs->counters) != __atomic_load_n(&entry_wide, __ATOMIC_RELAXED))
+		n = 0;
+	else if (n >= rs->slots_cap)	/* room for ids below slots_cap */
+		n = rs->slots_cap ? rs->slots_cap - 1 : 0;
+	rs->warm_ids = n;
 }
 
 static void begin_dropped(struct region_state *rs, uint32_t id)
 {
 	rs->overflow++;
+	rs->warm_ids = 0;
 	regions_record_error(rs, RF_ERR_TOO_DEEP, id, 0, 1);
 }
 
@@ -156,7 +202,7 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
  * (or begins are being dropped): make_room must run first. */
 static inline int short_of_room(const struct region_state *rs, uint32_t id)
 {
-	return rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->active_cap;
+	return rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->slots_cap;
 }
 
 /* Room for one more frame and for region id's activation count; 0 when
@@ -166,7 +212,7 @@ static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t
 	int saved = errno, ok = 1;
 
 	if (rs->overflow || (rs->nframes + 1 >= rs->frames_cap && grow_frames(rs)) ||
-	    (id >= rs->active_cap && grow_active(rs, id))) {
+	    (id >= rs->slots_cap && grow_slots(rs, id))) {
 		begin_dropped(rs, id);
 		ok = 0;
 	}
@@ -185,10 +231,10 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	f->site = site;
 	rs->open_site = site;
 	f->region = id;
-	f->outer = rs->active[id]++ == 0;
+	f->outer = rs->slots[id].open++ == 0;
 	f->children = 0;
-#pragma GCC unroll 4
-	for (int i = 0; i < nv; i++)
+#pragma GCC unroll 9
+	for (int i = 0; i < nv && i < VALUES_MAX; i++)
 		f->child[i] = 0;
 	return f;
 }
@@ -213,6 +259,8 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
+	if (id - 1u >= rs->warm_ids)
+		rewarm(rs);
 	/* the walk starts here: the frames below are the shim's own */
 	s = sites_lookup(&rs->sites, id, caller, rs->open_site,
 			 (uintptr_t)__builtin_frame_address(0));
@@ -245,27 +293,40 @@ static __attribute__((noinline)) void drop_busy(struct region_state *rs)
 typedef void begin_fn(struct region_state *rs, struct counters *c, uint32_t id,
 		      uintptr_t caller);
 
-/* The begin, inside the guard, which it leaves (nv: rs->nv; slow: the
- * copy of begin_slow for nv). */
+/* The begin of a warm id (rs->warm_ids), inside the guard, which it
+ * leaves (nv: rs->nv; slow: the copy of begin_slow for nv). */
+static inline __attribute__((always_inline)) void begin_warm(struct region_state *rs,
+							     struct counters *c, uint32_t id,
+							     uintptr_t caller, int nv, int wide,
+							     begin_fn *slow)
+{
+	struct rf_site *s;
+	struct frame *f;
+
+	if (unlikely(rs->depth || rs->nframes + 1 >= rs->frames_cap ||
+		     !(s = sites_cached_last(&rs->sites, &rs->slots[id].last, id, caller,
+					     rs->open_site)))) {
+		slow(rs, c, id, caller);
+		return;
+	}
+	f = push(rs, s, id, nv);
+	if (unlikely(!read_values_warm(c, f->start, nv, wide))) {
+		begin_read_slow(rs, c, f);
+		return;
+	}
+	guard_leave();
+}
+
+/* The begin of any id, inside the guard, which it leaves. */
 static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
 								struct counters *c, uint32_t id,
 								uintptr_t caller, int nv,
 								begin_fn *slow)
 {
-	struct rf_site *s;
-	struct frame *f;
-
-	if (unlikely(rs->depth || short_of_room(rs, id) ||
-		     !(s = sites_cached(&rs->sites, id, caller, rs->open_site)))) {
+	if (unlikely(id - 1u >= rs->warm_ids))
 		slow(rs, c, id, caller);
-		return;
-	}
-	f = push(rs, s, id, nv);
-	if (unlikely(!read_values_fast(rs, c, f->start, nv))) {
-		begin_read_slow(rs, c, f);
-		return;
-	}
-	guard_leave();
+	else
+		begin_warm(rs, c, id, caller, nv, 0, slow);
 }
 
 /* A name the names limit refused stays refused: the slot keeps a copy
@@ -378,8 +439,8 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	add(&s->calls, 1);
 	add(&s->child_calls, f->children);
 	parent->children++;
-#pragma GCC unroll 4	/* whole, where nv is a constant (MARKERS_FOR) */
-	for (int i = 0; i < nv; i++) {
+#pragma GCC unroll 9	/* whole, where nv is a constant (MARKERS_FOR) */
+	for (int i = 0; i < nv && i < VALUES_MAX; i++) {
 		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
 		add(&v->incl, d & whole);
@@ -393,7 +454,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	if (times)
 		charge_times(rs, s, f, times);
 	rf_site_write_end(s, seq);
-	rs->active[f->region]--;
+	rs->slots[f->region].open--;
 }
 
 /* Drop the top frame unmeasured. */
@@ -402,7 +463,7 @@ static void drop_top(struct region_state *rs)
 	struct frame *f = &rs->frames[rs->nframes--];
 
 	rs->open_site = f[-1].site;
-	rs->active[f->region]--;
+	rs->slots[f->region].open--;
 }
 
 static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, uint32_t id,
@@ -435,7 +496,7 @@ static void fold_top(struct region_state *rs)
 	parent->children += f->children;
 	for (int i = 0; i < rs->nv; i++)
 		parent->child[i] += f->child[i];
-	rs->active[f->region]--;
+	rs->slots[f->region].open--;
 }
 
 /* An end off the warm path: a read other than the plain one, a begin
@@ -450,7 +511,8 @@ static void end_measured(struct region_state *rs, struct counters *c, uint32_t i
 
 	read_values(rs, c, now, &times);
 	if (rs->overflow) {
-		rs->overflow--;
+		if (--rs->overflow == 0)
+			rewarm(rs);
 		return;
 	}
 	if (rs->nframes && rs->frames[rs->nframes].region == id &&
@@ -469,20 +531,33 @@ static __attribute__((noinline)) void end_slow(struct region_state *rs, struct c
 	guard_leave();
 }
 
-/* The end, inside the guard, which it leaves (nv: rs->nv). */
-static inline __attribute__((always_inline)) void end_guarded(struct region_state *rs,
-							      struct counters *c, uint32_t id,
-							      int nv)
+/* The end of a warm id (rs->warm_ids: no begin dropped, the plain
+ * reads), inside the guard, which it leaves (nv: rs->nv). With no region
+ * open, frames[0], the root, holds region 0, which no id is. */
+static inline __attribute__((always_inline)) void end_warm(struct region_state *rs,
+							   struct counters *c, uint32_t id,
+							   int nv, int wide)
 {
 	uint64_t now[VALUES_MAX];
 
-	if (unlikely(!read_values_fast(rs, c, now, nv) || rs->overflow || !rs->nframes ||
+	if (unlikely(!read_values_warm(c, now, nv, wide) ||
 		     rs->frames[rs->nframes].region != id)) {
 		end_slow(rs, c, id);
 		return;
 	}
 	close_top(rs, now, NULL, nv);
 	guard_leave();
+}
+
+/* The end of any id, inside the guard, which it leaves. */
+static inline __attribute__((always_inline)) void end_guarded(struct region_state *rs,
+							      struct counters *c, uint32_t id,
+							      int nv)
+{
+	if (unlikely(id - 1u >= rs->warm_ids))
+		end_slow(rs, c, id);
+	else
+		end_warm(rs, c, id, nv, 0);
 }
 
 /* The markers: the guard, then the begin or the end inside it. */
@@ -523,6 +598,8 @@ struct markers {
 	end_name_fn *end_name;
 	begin_fn *begin_in;		/* inside the guard, which they leave */
 	end_fn *end_in;
+	/* the entries for threads with these values, narrow and wide counters */
+	const struct regions_entry *entry, *entry_wide;
 };
 
 /* The name markers off their warm path (inside the guard). */
@@ -548,6 +625,102 @@ static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
 	else
 		guard_leave();
 }
+
+/* The calling thread's region state when a marker may take the warm
+ * path: recording, the thread set up, the shim not busy on it. The
+ * guard is then taken. NULL otherwise (nothing taken). */
+static inline __attribute__((always_inline)) struct region_state *entry_enter(void)
+{
+	struct shim_tls *tls = &shim_tls;
+	struct region_state *rs = tls->regions;
+
+	if (unlikely(!__atomic_load_n(&shim_active, __ATOMIC_RELAXED) || !rs || tls->guard))
+		return NULL;
+	tls->guard = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return rs;
+}
+
+static inline __attribute__((always_inline)) void entry_begin(uint32_t id, uintptr_t caller,
+							      int nv, int wide, begin_fn *slow)
+{
+	struct region_state *rs = entry_enter();
+
+	if (likely(rs && id - 1u < rs->warm_ids)) {
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
+	} else {	/* a new id, to check; begins being dropped; other reads */
+		if (rs)
+			guard_leave();
+		entry_cold.begin(id, caller);
+	}
+}
+
+static inline __attribute__((always_inline)) void entry_end(uint32_t id, int nv, int wide)
+{
+	struct region_state *rs = entry_enter();
+
+	if (likely(rs && id - 1u < rs->warm_ids)) {
+		end_warm(rs, rs->counters, id, nv, wide);
+	} else {
+		if (rs)
+			guard_leave();
+		entry_cold.end(id);
+	}
+}
+
+static inline __attribute__((always_inline)) void entry_begin_name(const char *name,
+								   uintptr_t caller, int nv,
+								   int wide, begin_fn *slow)
+{
+	struct region_state *rs = entry_enter();
+	uint32_t id;
+
+	if (!rs)
+		entry_cold.begin_name(name, caller);
+	else if (likely((id = name_id_cached(rs, name)) && id - 1u < rs->warm_ids))
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
+	else
+		begin_name_slow(rs, rs->counters, name, caller);
+}
+
+static inline __attribute__((always_inline)) void entry_end_name(const char *name, int nv,
+								 int wide)
+{
+	struct region_state *rs = entry_enter();
+	uint32_t id;
+
+	if (!rs)
+		entry_cold.end_name(name);
+	else if (likely((id = name_id_cached(rs, name)) && id - 1u < rs->warm_ids))
+		end_warm(rs, rs->counters, id, nv, wide);
+	else
+		end_name_slow(rs, rs->counters, name);
+}
+
+/* The entries for nv values (wide: for wide counters), which take
+ * begin_slow_<nv> for the rest of the warm path at depth > 0. */
+#define ENTRIES_FOR(suffix, nv, wide)                                          \
+	static void entry_begin_##suffix(unsigned id)                          \
+	{                                                                      \
+		entry_begin(id, arch_return_address(), nv, wide, begin_slow_##nv); \
+	}                                                                      \
+	static void entry_end_##suffix(unsigned id)                            \
+	{                                                                      \
+		entry_end(id, nv, wide);                                       \
+	}                                                                      \
+	static void entry_begin_name_##suffix(const char *name)                \
+	{                                                                      \
+		entry_begin_name(name, arch_return_address(), nv, wide,        \
+				 begin_slow_##nv);                             \
+	}                                                                      \
+	static void entry_end_name_##suffix(const char *name)                  \
+	{                                                                      \
+		entry_end_name(name, nv, wide);                                \
+	}                                                                      \
+	static const struct regions_entry entries_##suffix = {                \
+		entry_begin_##suffix, entry_end_##suffix,                      \
+		entry_begin_name_##suffix, entry_end_name_##suffix             \
+	};
 
 #define MARKERS_FOR(suffix, nv)                                                \
 	static __attribute__((noinline)) void begin_slow_##suffix(struct region_state *rs, \
@@ -608,31 +781,58 @@ static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
 		else                                                           \
 			end_name_slow(rs, c, name);                            \
 	}                                                                      \
+	ENTRIES_FOR(suffix, nv, 0)                                             \
+	ENTRIES_FOR(suffix##_wide, nv, 1)                                      \
 	static const struct markers markers_##suffix = {                      \
 		begin_##suffix, end_##suffix, begin_name_##suffix, end_name_##suffix, \
-		begin_in_##suffix, end_in_##suffix                             \
+		begin_in_##suffix, end_in_##suffix,                            \
+		&entries_##suffix, &entries_##suffix##_wide                    \
 	};
 MARKERS_FOR(1, 1)
 MARKERS_FOR(2, 2)
 MARKERS_FOR(3, 3)
-MARKERS_FOR(any, rs->nv)
+MARKERS_FOR(4, 4)
+MARKERS_FOR(5, 5)
+MARKERS_FOR(6, 6)
+MARKERS_FOR(7, 7)
+MARKERS_FOR(8, 8)
+MARKERS_FOR(9, 9)
 
 static const struct markers *markers_for(int nv)
 {
-	static const struct markers *const copies[] = { NULL, &markers_1, &markers_2,
-							 &markers_3 };
+	static const struct markers *const copies[] = {
+		NULL, &markers_1, &markers_2, &markers_3, &markers_4, &markers_5,
+		&markers_6, &markers_7, &markers_8, &markers_9
+	};
 
-	return nv >= 1 && nv <= 3 ? copies[nv] : &markers_any;
+	_Static_assert(VALUES_MAX == 9, "a copy of the markers for each number of values");
+	return copies[nv >= 1 && nv <= VALUES_MAX ? nv : 1];
 }
 
-void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread)
+void regions_init(struct region_state *rs, struct counters *c, int nvalues, int depth,
+		  uint32_t thread)
 {
 	memset(rs, 0, sizeof(*rs));
+	rs->counters = c;
 	rs->nv = nvalues;
 	rs->depth = depth;
 	rs->thread = thread;
 	rs->markers = markers_for(nvalues);
 	sites_init(&rs->sites, &rs->arena, nvalues, depth, thread);
+}
+
+void regions_attach(struct region_state *rs)
+{
+	shim_tls.regions = rs;
+}
+
+const struct regions_entry *regions_entry(const struct region_state *rs)
+{
+	int wide = counters_wide(rs->counters);
+
+	__atomic_store_n(&entry_nv, rs->nv, __ATOMIC_RELAXED);
+	__atomic_store_n(&entry_wide, wide, __ATOMIC_RELAXED);
+	return wide ? rs->markers->entry_wide : rs->markers->entry;
 }
 
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,

@@ -48,13 +48,28 @@ struct name_slot {
 	int varies;			/* ptr's text was found writable */
 };
 
+/* Per region id: its open activations (a recursive region's inclusive
+ * value counts the outermost call only), and at depth 0 the site of its
+ * last warm begin (sites_cached_last). */
+struct region_slot {
+	struct site *last;
+	uint32_t open;
+};
+
 struct markers;
 
 struct region_state {
-	struct arena arena;		/* sites, frames, index: freed at thread end */
+	/* Ids 1 .. warm_ids take the entries' warm path (regions_entry):
+	 * given out, with room for their activation count, while no begin is
+	 * being dropped, the reads are the plain ones and the thread has the
+	 * number of values the entries were installed for; 0 otherwise. One
+	 * compare stands for those five checks. */
+	uint32_t warm_ids;
 	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
+	struct counters *counters;	/* the thread's */
 	const struct markers *markers;	/* the markers' copy for nv */
+	struct arena arena;		/* sites, frames, index: freed at thread end */
 	int serialize;			/* barriers around the reads */
 	int coverage;			/* events multiplexed: keep enabled/running */
 	int careful;			/* serialize || coverage: not the plain read */
@@ -67,18 +82,33 @@ struct region_state {
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */
 	uint64_t reentrant;		/* markers dropped while busy (atomic) */
-	uint32_t *active;		/* open activations per region id */
-	uint32_t active_cap;
+	struct region_slot *slots;	/* by region id */
+	uint32_t slots_cap;
 	struct sites sites;		/* the thread's accumulators */
 	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];
 };
 
-/* nvalues: 1 (wall time) + the events open in this thread, as the
- * counters given to the markers have them (the markers read nvalues - 1
- * counters whenever the counters allow the plain read); thread: its
- * rf_thread.index. */
-void regions_init(struct region_state *rs, int nvalues, int depth, uint32_t thread);
+/* nvalues: 1 (wall time) + the events open in this thread, as c has
+ * them (the markers read nvalues - 1 counters whenever c allows the plain
+ * read); thread: its rf_thread.index. */
+void regions_init(struct region_state *rs, struct counters *c, int nvalues, int depth,
+		  uint32_t thread);
+/* The calling thread's region state, for the entries (NULL: none). */
+void regions_attach(struct region_state *rs);
+
+/* Markers that are whole entry points: called by the application through
+ * the api table, they find the thread (regions_attach) and take the
+ * guard themselves, with one call and one thread-local look-up; what is
+ * off their warm path goes to entry_cold (entry.h). For threads with
+ * rs's number of values (others take entry_cold). */
+struct regions_entry {
+	void (*begin)(unsigned id);
+	void (*end)(unsigned id);
+	void (*begin_name)(const char *name);
+	void (*end_name)(const char *name);
+};
+const struct regions_entry *regions_entry(const struct region_state *rs);
 /* PMCSHIM_SERIALIZE: a barrier before and after each marker's reads. */
 void regions_serialize(struct region_state *rs, int on);
 /* Multiplexed events: keep, per value, the time its counter was enabled

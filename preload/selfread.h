@@ -99,12 +99,19 @@ static inline int selfread_snap_take(struct selfread_snap *s,
 
 /* The count through a snapshot: right only if selfread_snap_moved,
  * called after it, says 0. */
-static inline uint64_t selfread_snap_count(const struct selfread_snap *s,
+static inline __attribute__((always_inline)) uint64_t selfread_snap_count(const struct selfread_snap *s,
 					   selfread_pmc_fn read_pmc)
 {
 	uint64_t raw = read_pmc(s->idx);
 
 	return s->offset + (uint64_t)((int64_t)(raw << s->shift) >> s->shift);
+}
+
+/* The same for a 64-bit counter (shift 0). */
+static inline __attribute__((always_inline)) uint64_t selfread_snap_count_wide(const struct selfread_snap *s,
+									selfread_pmc_fn read_pmc)
+{
+	return s->offset + read_pmc(s->idx);
 }
 
 /* Nonzero when the kernel changed the page since the snapshot (short of

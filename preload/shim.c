@@ -32,7 +32,6 @@
 static struct config config;
 static struct event_status status[EVENTS_MAX];
 static char exe_name[256];
-int shim_active;		/* recording: a file exists and the process runs */
 static int setup_started;
 static uint64_t early;		/* markers before setup (counted once it exists) */
 
@@ -145,6 +144,22 @@ static __attribute__((noinline)) void end_cold(uint32_t id)
 		regions_end(&t->rs, &t->ctr, id);
 }
 
+static void begin_name_cold(const char *name, uintptr_t caller)
+{
+	struct thread_state *t = enter(UINT32_MAX);
+
+	if (t)
+		regions_begin_name(&t->rs, &t->ctr, name, caller);
+}
+
+static void end_name_cold(const char *name)
+{
+	struct thread_state *t = enter(UINT32_MAX);
+
+	if (t)
+		regions_end_name(&t->rs, &t->ctr, name);
+}
+
 EXPORT unsigned pmcshim_region(const char *name)
 {
 	unsigned id = 0;
@@ -230,7 +245,10 @@ void shim_end_at(uint32_t id)
 		regions_end(&t->rs, &t->ctr, id);
 }
 
-static const struct pmcshim_api api = {
+/* Its markers start as the exported functions; shim_setup puts the
+ * regions' entries for the main thread's values in their place (the
+ * header's markers read the table at each call). */
+static struct pmcshim_api api = {
 	.version = PMCSHIM_API_VERSION,
 	.size = sizeof(struct pmcshim_api),
 	.region = pmcshim_region,
@@ -246,6 +264,24 @@ EXPORT const struct pmcshim_api *pmcshim_api(unsigned version)
 }
 
 /* --- setup ---------------------------------------------------------- */
+
+/* The markers in the api table become whole entry points (one call from
+ * the application, one thread-local look-up), for the values the main
+ * thread has; their cold paths are this file's markers. */
+static void install_entries(void)
+{
+	struct thread_state *t = threads_tls;
+	const struct regions_entry *e;
+
+	entry_cold = (struct entry_cold){ begin_cold, end_cold, begin_name_cold, end_name_cold };
+	if (!t)
+		return;
+	e = regions_entry(&t->rs);
+	__atomic_store_n(&api.begin_id, e->begin, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.end_id, e->end, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.begin, e->begin_name, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.end, e->end_name, __ATOMIC_RELAXED);
+}
 
 /* Append the names of unavailable events sharing reason `first`'s. */
 static size_t list_same_reason(int first, unsigned *done, char *out, size_t len)
@@ -395,6 +431,7 @@ static void shim_setup(int argc, char **argv)
 	modules_record_all();
 	guard_leave();
 	threads_init(&config, status);
+	install_entries();
 	guard_enter();
 	record_events();
 	guard_leave();

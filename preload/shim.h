@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "entry.h"
 #include "reportfile.h"
 #include "threads.h"
 
@@ -14,8 +15,6 @@ uint32_t shim_name(const char *name, enum rf_from source);
 /* caller: the return address into the application. */
 void shim_begin_at(uint32_t id, uintptr_t caller);
 void shim_end_at(uint32_t id);
-/* Recording: a file exists and the process runs. */
-extern int shim_active;
 
 /* The calling thread's state off the warm path: sets the shim up (first
  * use before its constructor) or the thread (one not seen starting);

@@ -79,6 +79,24 @@ static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintpt
 	return NULL;
 }
 
+/* The same, looking first at *last, the site of region id's last begin
+ * (the caller keeps one per region): while a region is begun from one
+ * place under one parent, two compares and no hash. */
+static inline struct rf_site *sites_cached_last(struct sites *ss, struct site **last,
+						uint32_t id, uintptr_t caller,
+						const struct rf_site *parent)
+{
+	struct site *s = *last;
+
+	if (__builtin_expect(s && s->key[2] == caller && s->key[1] == (uintptr_t)parent, 1))
+		return s->rec;
+	s = *sites_slot(ss, id, caller, parent);
+	if (!sites_of_call(s, id, caller, parent))
+		return NULL;
+	*last = s;
+	return s->rec;
+}
+
 /* Off the warm path (sites_lookup): the site of region id called from
  * caller inside parent (NULL: outermost), with the stack above it at
  * depth > 0 (walked from start, a frame record of the marker's own below

@@ -143,12 +143,13 @@ static struct thread_state *setup(int lazy, int first)
 		errno = saved;
 		return NULL;
 	}
-	regions_init(&t->rs, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
+	regions_init(&t->rs, &t->ctr, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
 	regions_coverage(&t->rs, t->ctr.multiplexed);
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
+	regions_attach(&t->rs);
 	errno = saved;
 	return t;
 }
@@ -237,6 +238,7 @@ static void finish(struct thread_state *t)
 	ompt_thread_finish(t);	/* before the guard: it ends regions */
 	entered = guard_enter();
 	threads_tls = NULL;
+	regions_attach(NULL);
 	tls_phase = TLS_DONE;
 	if (entered)
 		regions_finish(&t->rs, &t->ctr);
@@ -402,6 +404,7 @@ int threads_after_fork_child(void)
 	registry = NULL;	/* the parent's threads: not here, memory kept */
 	if (mapfile_after_fork_child(reset_record, t) != 0) {
 		threads_tls = NULL;
+		regions_attach(NULL);
 		tls_phase = TLS_DONE;
 		return -1;
 	}

@@ -64,7 +64,7 @@ static void spin(void)
 static void fresh(void)
 {
 	regions_release(&rs);
-	regions_init(&rs, 1, 0, 0);	/* wall time only */
+	regions_init(&rs, &none, 1, 0, 0);	/* wall time only */
 }
 
 static void test_names_interned_once(void)

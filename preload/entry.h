@@ -1,0 +1,33 @@
+/* What a marker's entry point looks at before anything else: whether the
+ * shim records, and the calling thread's own words. Kept apart from
+ * shim.c, which sets them, so that the regions code (whose entries read
+ * them) links without the entry points, as its unit tests do. */
+#ifndef PMCSHIM_ENTRY_H
+#define PMCSHIM_ENTRY_H
+
+#include <stdint.h>
+
+struct region_state;
+
+/* Recording: a file exists and the process runs (shim.c). */
+extern int shim_active __attribute__((visibility("hidden")));
+
+/* The shim's words of the calling thread, in one block: a marker finds
+ * them all with one thread-local look-up. */
+struct shim_tls {
+	int guard;			/* guard.h */
+	struct region_state *regions;	/* the thread's, once set up */
+};
+extern __thread struct shim_tls shim_tls __attribute__((visibility("hidden")));
+
+/* Where an entry sends a marker off its warm path: shim.c's markers that
+ * set the shim or the thread up and check the id. */
+struct entry_cold {
+	void (*begin)(uint32_t id, uintptr_t caller);
+	void (*end)(uint32_t id);
+	void (*begin_name)(const char *name, uintptr_t caller);
+	void (*end_name)(const char *name);
+};
+extern struct entry_cold entry_cold __attribute__((visibility("hidden")));
+
+#endif
