@@ -398,47 +398,38 @@ static int out_line(const char *scenario, const char *prefix, char *line, size_t
 	return found ? 0 : -1;
 }
 
-/* "pair-cost P floor F" from a scenario's output (guest/hw.c pair). */
-static int pair_line(const char *scenario, double *pair, double *flo)
+/* "pair-cost P" from a scenario's output (guest/hw.c pair): instructions
+ * per pair, or -1. */
+static double pair_of(const char *scenario)
 {
 	char line[256];
+	double pair;
 
-	if (out_line(scenario, "pair-cost ", line, sizeof(line)) != 0)
+	if (out_line(scenario, "pair-cost ", line, sizeof(line)) != 0 ||
+	    sscanf(line, "pair-cost %lf", &pair) != 1)
 		return -1;
-	return sscanf(line, "pair-cost %lf floor %lf", pair, flo) == 2 ? 0 : -1;
-}
-
-/* Whether a scenario's output has a line starting with text. */
-static int out_has(const char *scenario, const char *text)
-{
-	char line[256];
-
-	return out_line(scenario, text, line, sizeof(line)) == 0;
+	return pair;
 }
 
 /* The issue's method: R pairs against R empty calls, a counter of the
- * program's own; goals printed, not passed or failed on. */
+ * program's own. Through read() here; the figures with user-space reads,
+ * against the hand-written floors, are test_marker_figures'. */
 static void test_pair_cost(void)
 {
 	static const struct {
 		const char *scenario, *what;
-		double goal;
 	} rows[] = {
-		{ "pair0", "depth 0, 2 events", 150 },
-		{ "pair0e1", "depth 0, 1 event", 110 },
-		{ "pair8", "depth 8, 2 events", 450 },
+		{ "pair0", "depth 0, 2 events" },
+		{ "pair0e1", "depth 0, 1 event" },
+		{ "pair8", "depth 8, 2 events" },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		double pair, flo;
+		double pair = pair_of(rows[i].scenario);
 
-		CHECK(pair_line(rows[i].scenario, &pair, &flo) == 0, "%s measured",
-		      rows[i].scenario);
-		printf("    %-18s %7.1f instructions per pair; hand-written floor %.1f (%.2fx)\n",
-		       rows[i].what, pair, flo, pair / flo);
-		CHECK(pair > 0 && flo > 0, "exact counts");
-		if (strcmp(ua, "ua1") == 0 && pair > rows[i].goal)
-			printf("    GOAL NOT MET: %s, goal <= %.0f\n", rows[i].what, rows[i].goal);
+		CHECK(pair > 0, "%s: no exact count", rows[i].scenario);
+		if (strcmp(ua, "ua0") == 0)
+			printf("    %-18s %7.1f instructions per pair (read())\n", rows[i].what, pair);
 	}
 }
 
@@ -734,6 +725,137 @@ static void test_metric_ipc(void)
 	json_decref(j);
 }
 
+/* --- the marker figures against the tightest hand-written floors --------
+ * (issue 18) With user-space reads: the shim's depth-0 pair with 1, 2, 3
+ * and 6 events, each against the floor of as many counters (guest/hw.c
+ * floors: the read inlined, a computed branch to the register, no
+ * capability test per read); depth 8 with and without frame pointers;
+ * a run-time name from a buffer against a literal. Goals are printed,
+ * not passed or failed on. */
+
+/* The events of each pair scenario, and the floor it is set against. */
+static const struct {
+	const char *scenario;
+	int events;
+} depth0_rows[] = {
+	{ "pair0e1", 1 }, { "pair0", 2 }, { "pair0e3", 3 }, { "pair0e6", 6 },
+};
+
+/* The floor of n counters (wide: 64-bit ones) from floors.out, or -1. */
+static double floor_of(int n, int wide)
+{
+	char path[4096], line[256], label[32];
+	double v = -1, x;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/floors.out", dir);
+	snprintf(label, sizeof(label), "floor %d %s", n, wide ? "64-bit " : "");
+	f = fopen(path, "r");
+	while (f && v < 0 && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(label);
+		if (strncmp(line, label, len) == 0 && sscanf(line + len, "%lf", &x) == 1)
+			v = x;
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void test_tight_floors(void)
+{
+	double f1 = floor_of(1, 0), f2 = floor_of(2, 0), f3 = floor_of(3, 0), f6 = floor_of(6, 0);
+	double w2 = floor_of(2, 1);
+
+	ua = "ua1";
+	printf("-- marker pairs against the tightest hand-written floor (user-space reads; "
+	       "instructions per begin/end pair, exact: cheapest of 7 x 1000 calls minus "
+	       "an empty call's)\n");
+	printf("    floor: 1 counter %.1f, 2 counters %.1f, 3 counters %.1f, 6 counters %.1f; "
+	       "2 64-bit counters (config1=0x3) %.1f\n", f1, f2, f3, f6, w2);
+	CHECK(f1 > 0 && f2 > 0 && f3 > 0 && f6 > 0, "a floor unmeasured (see floors.out)");
+	CHECK(f1 < f2 && f2 < f3 && f3 < f6, "each counter adds its reads to the floor");
+	if (w2 < 0)
+		printf("    (no 64-bit floor: this PMU offers 64-bit counters only to the kernel)\n");
+	else
+		CHECK(w2 < f2, "64-bit counters spare the sign extension: %.1f vs %.1f", w2, f2);
+}
+
+/* Whether every event of a scenario's report was counted all the time
+ * (6 events and the guest's own counter take all 7 of QEMU's counters:
+ * anything multiplexed would make the pair's count meaningless). */
+static int all_counted(const char *scenario)
+{
+	json_t *rep = load(scenario, 0), *tot;
+	size_t i;
+	int ok = rep != NULL;
+
+	json_array_foreach(json_object_get(rep_main_thread(rep), "totals"), i, tot)
+		ok &= !strcmp(json_string_value(json_object_get(tot, "status")), "counted");
+	json_decref(rep);
+	return ok;
+}
+
+static void test_depth0_events(void)
+{
+	double f2 = floor_of(2, 0), p[4];
+
+	ua = "ua1";
+	for (size_t i = 0; i < 4; i++) {
+		double fn = floor_of(depth0_rows[i].events, 0);
+
+		p[i] = pair_of(depth0_rows[i].scenario);
+		printf("    depth 0, %d event%s %7.1f per pair; floor of %d %6.1f: %.2fx it, "
+		       "%.2fx the 2-counter floor\n", depth0_rows[i].events,
+		       depth0_rows[i].events > 1 ? "s" : " ", p[i], depth0_rows[i].events, fn,
+		       p[i] / fn, p[i] / f2);
+		CHECK(p[i] > 0 && fn > 0, "%s: no exact count", depth0_rows[i].scenario);
+		CHECK(all_counted(depth0_rows[i].scenario), "%s: an event not counted all the time",
+		      depth0_rows[i].scenario);
+	}
+	printf("    the third event adds %.1f, the fourth to sixth %.1f each\n", p[2] - p[1],
+	       (p[3] - p[2]) / 3);
+	if (p[1] > 2.0 * f2)
+		printf("    GOAL NOT MET: depth 0, 2 events %.1f, goal <= 2.0x the 2-counter "
+		       "floor (%.1f)\n", p[1], 2.0 * f2);
+	if (p[2] > 1.3 * p[1])
+		printf("    GOAL NOT MET: depth 0, 3 events %.1f, goal <= 1.3x the 2-event pair "
+		       "(%.1f)\n", p[2], 1.3 * p[1]);
+}
+
+/* hw pair at depth 8, built with frame pointers (hw) and without
+ * (hw-nofp, -fomit-frame-pointer): the default stack method. */
+static void test_depth8_frame_pointers(void)
+{
+	double fp, nofp, f2 = floor_of(2, 0);
+
+	ua = "ua1";
+	fp = pair_of("pair8");
+	nofp = pair_of("pair8nofp");
+	printf("    depth 8, 2 events: %.1f per pair with frame pointers (%.2fx the 2-counter "
+	       "floor), %.1f without (%.2fx; %.2fx the frame-pointer pair)\n", fp, fp / f2,
+	       nofp, nofp / f2, nofp / fp);
+	CHECK(fp > 0 && nofp > 0, "no exact count: %.1f, %.1f", fp, nofp);
+}
+
+/* pmcshim_begin_name/end_name: text computed once into a buffer against
+ * the literal form, the same length. */
+static void test_run_time_names(void)
+{
+	char line[256];
+	double lit = -1, buf = -1;
+
+	ua = "ua1";
+	if (out_line("names", "names ", line, sizeof(line)) == 0 &&
+	    sscanf(line, "names literal %lf buffer %lf", &lit, &buf) != 2)
+		lit = buf = -1;
+	printf("    run-time name, depth 0, 2 events: %.1f per pair from a buffer, %.1f from a "
+	       "literal (%.2fx)\n", buf, lit, buf / lit);
+	CHECK(lit > 0 && buf > 0, "no exact count: %.1f, %.1f", lit, buf);
+	if (buf > 1.3 * lit)
+		printf("    GOAL NOT MET: run-time name from a buffer %.1f, goal <= 1.3x the "
+		       "literal form (%.1f)\n", buf, 1.3 * lit);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -763,15 +885,10 @@ int main(int argc, char **argv)
 	RUN(test_widths_exact);
 	RUN(test_serialized_exact);
 	RUN(test_both_paths_agree);
-	{
-		double pair, flo;
-		ua = "";
-		if (pair_line("floor64", &pair, &flo) == 0)
-			printf("-- hand-written floor with 64-bit counters: %.1f instructions per pair%s\n",
-			       flo, out_has("floor64", "floor user-space reads: no")
-				    ? " (no user-space read: this PMU offers 64-bit counters"
-				      " only to the kernel)" : "");
-	}
+	RUN(test_tight_floors);
+	RUN(test_depth0_events);
+	RUN(test_depth8_frame_pointers);
+	RUN(test_run_time_names);
 	RUN(test_native_name);
 	RUN(test_native_names_listed);
 	RUN(test_multiplexing);

@@ -30,6 +30,10 @@ mkdir -p "$W/cache" "$W/x"
 make -s CROSS=$X $XB/libpmcshim.so $XB/pmcshim >/dev/null || die "cross build of the shim failed"
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
+# The same without frame pointers: the depth-8 pair where the frame-pointer
+# walk cannot be used.
+${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -fomit-frame-pointer -Iinclude -pthread \
+	-o "$W/hw-nofp" tests/vm/guest/hw.c || die "cross build of hw.c without frame pointers failed"
 
 # Debian's arm64 packages, downloaded once.
 fetch() {
@@ -59,7 +63,7 @@ cp "$W/x/bin/busybox" "$R/bin/"
 cp -a "$W/x/lib/ld-linux-aarch64.so.1" "$R/lib/"
 cp -a "$W/x/$L/." "$R/$L/"			# glibc, liblzma (libunwind's)
 cp -a "$W"/x/usr/$L/libunwind.so.8* "$W"/x/usr/$L/libpfm.so.4* "$R/usr/$L/"	# dlopen()ed
-cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
+cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$W/hw-nofp" "$R/"
 install -m 755 tests/vm/init "$R/init"
 # VM_ONLY=PREFIX runs only the scenarios whose names start with it (while
 # working on one thing; the checks of the others then fail).

@@ -3,6 +3,7 @@
  * exactly under -icount) and natively on any machine with a PMU.
  *
  *   hw loop | nest | threads | self N | fork | cost | kids | pair | multiplex | signal
+ *      | floors | names
  */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
@@ -19,6 +20,8 @@
 #include <sys/mman.h>
 
 #include <pmcshim.h>
+
+#include "../../../preload/arch.h"
 
 
 /* Every measured region runs REPS times and the checks take the cheapest
@@ -209,57 +212,11 @@ static void mode_cost(void)
 /* --- the cost of one pair, measured from outside the shim ---------------
  * A counter of our own (user instructions, read with read()) around R
  * calls, the cheapest of REPEATS, minus the same loop around an empty
- * call; and the same for a hand-written floor: two counters read through
- * their mmap pages (seqlock, index, offset, width) at begin and end, the
- * deltas added to a static slot. */
+ * call. The hand-written floors it is set against run in a process of
+ * their own (mode floors, below): their counters and the shim's would not
+ * fit on the PMU together. */
 #define R 1000
 #define REPEATS 7
-
-static struct perf_event_mmap_page *floor_page[2];
-static uint64_t floor_start[2], floor_slot[2];
-
-/* The floor's own counter read, as the kernel's libperf does it: the
- * register is named at compile time, so a switch picks it. */
-#define PMEV(n) case n: __asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break
-static uint64_t floor_pmc(uint32_t idx)
-{
-	uint64_t v = 0;
-
-#if defined(__aarch64__)
-	switch (idx) {
-	PMEV(0); PMEV(1); PMEV(2); PMEV(3); PMEV(4); PMEV(5); PMEV(6); PMEV(7);
-	PMEV(8); PMEV(9); PMEV(10); PMEV(11); PMEV(12); PMEV(13); PMEV(14); PMEV(15);
-	PMEV(16); PMEV(17); PMEV(18); PMEV(19); PMEV(20); PMEV(21); PMEV(22); PMEV(23);
-	PMEV(24); PMEV(25); PMEV(26); PMEV(27); PMEV(28); PMEV(29); PMEV(30);
-	case 31:
-		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v));
-		break;
-	}
-#else
-	(void)idx;
-#endif
-	return v;
-}
-#undef PMEV
-
-static uint64_t floor_read(volatile struct perf_event_mmap_page *pc)
-{
-	uint32_t seq, idx;
-	uint64_t count;
-
-	do {
-		seq = pc->lock;
-		__asm__ __volatile__("" ::: "memory");
-		idx = pc->index;
-		count = pc->offset;
-		if (pc->cap_user_rdpmc && idx) {
-			unsigned shift = 64u - pc->pmc_width;
-			count += (uint64_t)((int64_t)(floor_pmc(idx - 1) << shift) >> shift);
-		}
-		__asm__ __volatile__("" ::: "memory");
-	} while (pc->lock != seq);
-	return count;
-}
 
 __attribute__((noinline)) static void empty_call(void)
 {
@@ -272,27 +229,23 @@ __attribute__((noinline)) static void pair_call(void)
 	PMCSHIM_END("pair");
 }
 
-__attribute__((noinline)) static void floor_call(void)
-{
-	floor_start[0] = floor_read(floor_page[0]);
-	floor_start[1] = floor_read(floor_page[1]);
-	__asm__ __volatile__("" ::: "memory");
-	floor_slot[0] += floor_read(floor_page[0]) - floor_start[0];
-	floor_slot[1] += floor_read(floor_page[1]) - floor_start[1];
-}
-
-static int open_event(uint64_t config, int group, uint64_t config1)
+static int open_raw(uint32_t type, uint64_t config, int group, uint64_t config1)
 {
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
+	a.type = type;
 	a.config = config;
 	a.config1 = config1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+}
+
+static int open_event(uint64_t config, int group, uint64_t config1)
+{
+	return open_raw(PERF_TYPE_HARDWARE, config, group, config1);
 }
 
 static uint64_t read_fd(int fd)
@@ -320,35 +273,25 @@ static uint64_t cheapest(int fd, void (*fn)(void))
 	return best;
 }
 
-static int map_floor(void)
+/* Instructions of one call of fn beyond an empty call's. */
+static double per_call_cost(int fd, void (*fn)(void))
 {
-	/* config1 bit 1: user-space reads (arm64); bit 0: 64-bit counters */
-	uint64_t c1 = getenv("FLOOR64") ? 0x3 : 0x2;
-	int a = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, c1);
-	int b = a >= 0 ? open_event(PERF_COUNT_HW_CPU_CYCLES, a, c1) : -1;
+	uint64_t empty = cheapest(fd, empty_call);
 
-	if (b < 0)
-		return -1;
-	floor_page[0] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a, 0);
-	floor_page[1] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, b, 0);
-	return floor_page[0] == MAP_FAILED || floor_page[1] == MAP_FAILED ? -1 : 0;
+	return ((double)cheapest(fd, fn) - (double)empty) / R;
 }
 
 static void measure_pairs(void)
 {
 	int fd = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
-	uint64_t empty, pair, flo = 0;
 
-	if (fd < 0 || map_floor() != 0) {
+	if (fd < 0) {
 		printf("pair-cost unmeasured (no counter)\n");
 		return;
 	}
 	pair_call();	/* warm: the site, the stack, the unwinder */
-	empty = cheapest(fd, empty_call);
-	pair = cheapest(fd, pair_call);
-	flo = cheapest(fd, floor_call);
-	printf("pair-cost %.1f floor %.1f\n", (double)(pair - empty) / R, (double)(flo - empty) / R);
-	printf("floor user-space reads: %s\n", floor_page[0]->cap_user_rdpmc ? "yes" : "no");
+	printf("pair-cost %.1f\n", per_call_cost(fd, pair_call));
+	close(fd);
 }
 
 /* Called NEST frames deep, so that depth 8 really walks 8 frames. */
@@ -426,6 +369,179 @@ static void mode_multiplex(void)
 	PMCSHIM_END("long");
 }
 
+/* --- the hand-written floors a marker pair is set against ---------------
+ * The tightest begin/end pair one can write by hand over n counters of a
+ * group, each read through its mmap page: the read inlined, the counter
+ * register picked by a computed branch (preload/arch.h's table), the
+ * user-space read checked once when mapping (cap_user_rdpmc, index) and
+ * never per read; each page's seqlock read before and after. Begin keeps
+ * the n values, end adds the n deltas to static slots. Run without the
+ * shim (its counters and these would not fit on the PMU together), and
+ * only where user-space reads are on (an mrs would trap otherwise). */
+#define FLOOR_MAX 6
+
+static volatile struct perf_event_mmap_page *floor_page[FLOOR_MAX];
+static uint64_t floor_start[FLOOR_MAX], floor_slot[FLOOR_MAX];
+
+/* The counter's value: offset plus the register, sign-extended from its
+ * width (wide: 64-bit counters, config1 bit 0, whose width was checked
+ * when mapping, so nothing to extend). */
+static inline __attribute__((always_inline)) uint64_t
+floor_read(volatile struct perf_event_mmap_page *pc, int wide)
+{
+	uint32_t seq;
+	uint64_t count, raw;
+
+	do {
+		seq = pc->lock;
+		__asm__ __volatile__("" ::: "memory");
+		count = pc->offset;
+		raw = arch_read_pmc(pc->index - 1);
+		if (!wide) {
+			unsigned shift = 64u - pc->pmc_width;
+			raw = (uint64_t)((int64_t)(raw << shift) >> shift);
+		}
+		count += raw;
+		__asm__ __volatile__("" ::: "memory");
+	} while (pc->lock != seq);
+	return count;
+}
+
+static inline __attribute__((always_inline)) void floor_pair(int n, int wide)
+{
+#pragma GCC unroll 8
+	for (int i = 0; i < n; i++)
+		floor_start[i] = floor_read(floor_page[i], wide);
+	__asm__ __volatile__("" ::: "memory");
+#pragma GCC unroll 8
+	for (int i = 0; i < n; i++)
+		floor_slot[i] += floor_read(floor_page[i], wide) - floor_start[i];
+}
+
+#define FLOOR_CALL(n, wide)                                                   \
+	__attribute__((noinline)) static void floor_call_##n##_##wide(void)   \
+	{                                                                     \
+		floor_pair(n, wide);                                          \
+	}
+FLOOR_CALL(1, 0)
+FLOOR_CALL(2, 0)
+FLOOR_CALL(3, 0)
+FLOOR_CALL(6, 0)
+FLOOR_CALL(2, 1)
+
+/* The floor's counters, in PMCSHIM_EVENTS order: instructions, cycles,
+ * then Armv8 common events by raw code (INST_RETIRED, CPU_CYCLES,
+ * INST_SPEC, L1D_CACHE) for a third counter and more. */
+static const struct {
+	uint32_t type;
+	uint64_t config;
+} floor_events[FLOOR_MAX] = {
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ PERF_TYPE_RAW, 0x08 }, { PERF_TYPE_RAW, 0x11 },
+	{ PERF_TYPE_RAW, 0x1b }, { PERF_TYPE_RAW, 0x04 },
+};
+
+/* Opens and maps a group of n counters (config1 bit 1: user-space reads
+ * on arm64; bit 0: 64-bit counters): fds into fd[]. 0 when every page
+ * offers the user-space read (and, wide, a 64-bit one), else -1 with why. */
+static int floor_open(int n, int wide, int *fd, const char **why)
+{
+	uint64_t c1 = wide ? 0x3 : 0x2;
+
+	for (int i = 0; i < n; i++)
+		fd[i] = -1;
+	for (int i = 0; i < n; i++) {
+		fd[i] = open_raw(floor_events[i].type, floor_events[i].config, i ? fd[0] : -1, c1);
+		*why = "an event did not open";
+		if (fd[i] < 0)
+			return -1;
+		floor_page[i] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd[i], 0);
+		*why = "no mmap page";
+		if (floor_page[i] == MAP_FAILED) {
+			floor_page[i] = NULL;
+			return -1;
+		}
+		*why = "no user-space read";
+		if (!floor_page[i]->cap_user_rdpmc || !floor_page[i]->index)
+			return -1;
+		*why = "the kernel gives no 64-bit counter to user space";
+		if (wide && floor_page[i]->pmc_width != 64)
+			return -1;
+	}
+	return 0;
+}
+
+static void floor_close(int n, int *fd)
+{
+	for (int i = 0; i < n; i++) {
+		if (floor_page[i])
+			munmap((void *)floor_page[i], 4096);
+		floor_page[i] = NULL;
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
+}
+
+/* "floor N [64-bit] COST" per group size, or "floor N ... unmeasured (why)". */
+static void mode_floors(void)
+{
+	static const struct {
+		int n, wide;
+		void (*fn)(void);
+	} rows[] = {
+		{ 1, 0, floor_call_1_0 }, { 2, 0, floor_call_2_0 }, { 3, 0, floor_call_3_0 },
+		{ 6, 0, floor_call_6_0 }, { 2, 1, floor_call_2_1 },
+	};
+	int own = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
+
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		int fd[FLOOR_MAX];
+		const char *why = "no counter of its own";
+		const char *label = rows[r].wide ? " 64-bit" : "";
+
+		if (own >= 0 && floor_open(rows[r].n, rows[r].wide, fd, &why) == 0)
+			printf("floor %d%s %.1f\n", rows[r].n, label, per_call_cost(own, rows[r].fn));
+		else
+			printf("floor %d%s unmeasured (%s)\n", rows[r].n, label, why);
+		floor_close(rows[r].n, fd);
+	}
+}
+
+/* --- a run-time name: text in a writable buffer against a literal ------
+ * The same text every call, computed once (the shim cannot take the
+ * buffer's address for the name, as it may for a literal). */
+static char name_buf[16];
+
+__attribute__((noinline)) static void name_literal_call(void)
+{
+	pmcshim_begin_name("lit");
+	pmcshim_end_name("lit");
+}
+
+__attribute__((noinline)) static void name_buffer_call(void)
+{
+	pmcshim_begin_name(name_buf);
+	pmcshim_end_name(name_buf);
+}
+
+/* "names literal L buffer B", instructions per pair. */
+static void mode_names(void)
+{
+	int fd = open_event(PERF_COUNT_HW_INSTRUCTIONS, -1, 0);
+
+	snprintf(name_buf, sizeof(name_buf), "r%d", 42);
+	if (fd < 0) {
+		printf("names unmeasured (no counter)\n");
+		return;
+	}
+	name_literal_call();	/* warm both names */
+	name_buffer_call();
+	printf("names literal %.1f", per_call_cost(fd, name_literal_call));
+	printf(" buffer %.1f\n", per_call_cost(fd, name_buffer_call));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -448,8 +564,12 @@ int main(int argc, char **argv)
 		mode_multiplex();
 	else if (strcmp(m, "signal") == 0)
 		mode_signal();
+	else if (strcmp(m, "floors") == 0)
+		mode_floors();
+	else if (strcmp(m, "names") == 0)
+		mode_names();
 	else {
-		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|kids|pair|multiplex|signal\n");
+		fprintf(stderr, "usage: hw loop|threads|self N|fork|cost|kids|pair|multiplex|signal|floors|names\n");
 		return 2;
 	}
 	return 0;
