@@ -11,6 +11,7 @@
 #define ARCH_TICKS_NAME "rdtsc"
 #define ARCH_USER_READ_NAME "rdpmc"
 #define ARCH_HAS_USER_PMC 1
+#define ARCH_WIDE_COUNTERS 0	/* rdpmc counters are 40 to 48 bits */
 
 #define ARCH_BARRIER_NAME "lfence"
 
@@ -43,6 +44,7 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #define ARCH_TICKS_NAME "cntvct"
 #define ARCH_USER_READ_NAME "mrs"
 #define ARCH_HAS_USER_PMC 1
+#define ARCH_WIDE_COUNTERS 1	/* config1 bit 0 (counters.c) */
 
 #define ARCH_BARRIER_NAME "isb"
 
@@ -126,6 +128,7 @@ static inline void arch_barrier(void)
 }
 #define ARCH_USER_READ_NAME ""
 #define ARCH_HAS_USER_PMC 0
+#define ARCH_WIDE_COUNTERS 0
 
 static inline uint64_t arch_ticks(void)
 {

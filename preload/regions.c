@@ -384,6 +384,22 @@ static inline struct name_slot *name_slot_of(struct region_state *rs, const char
 	return &rs->names[((p >> 3) ^ (p >> 11)) & (NAME_CACHE - 1)];
 }
 
+/* Whether text equals the interned copy (to NAMES_MAX_LEN bytes, as
+ * names are cut). A loop of bytes, not strncmp: run-time names are
+ * short, and a call would make the name markers' path a function with a
+ * frame and saved registers, which costs more than the loop. */
+static inline int same_text(const char *interned, const char *text)
+{
+	for (size_t i = 0;; i++) {
+		char c = interned[i];
+
+		if (c != text[i])	/* a longer text was cut to the copy */
+			return c == '\0' && i == NAMES_MAX_LEN;
+		if (c == '\0')
+			return 1;
+	}
+}
+
 /* The id of a name, through a per-thread cache keyed by the pointer and
  * checked against the text (the caller may reuse a buffer); 0 when the
  * marker is dropped. */
@@ -391,13 +407,27 @@ static __attribute__((noinline)) uint32_t name_id(struct region_state *rs, const
 {
 	struct name_slot *e = name_slot_of(rs, name);
 
-	if (!name || e->ptr != name || strncmp(e->interned, name, NAMES_MAX_LEN) != 0)
+	if (unlikely(!name || e->ptr != name || !same_text(e->interned, name)))
 		return name_lookup(rs, e, name);
 	if (!e->varies && e->constant_at != codemap_stamp())
 		learn_constant(e, name);
 	if (!e->id)
 		names_drop_refused();
 	return e->id;
+}
+
+/* name_id's common case, with no call: the slot holds name's pointer
+ * and its text, whether the text can change is known, and an id. 0
+ * otherwise (name_id decides). */
+static inline __attribute__((always_inline)) uint32_t name_id_by_text(struct region_state *rs,
+								       const char *name)
+{
+	const struct name_slot *e = name_slot_of(rs, name);
+
+	if (likely(name && e->ptr == name && (e->varies || e->constant_at == codemap_stamp()) &&
+		   same_text(e->interned, name)))
+		return e->id;
+	return 0;
 }
 
 /* The id of a name whose text its slot knows cannot have changed (a
@@ -602,28 +632,53 @@ struct markers {
 	const struct regions_entry *entry, *entry_wide;
 };
 
-/* The name markers off their warm path (inside the guard). */
-static __attribute__((noinline)) void begin_name_slow(struct region_state *rs,
-						      struct counters *c, const char *name,
-						      uintptr_t caller)
+/* The name markers off their warm path (inside the guard): a name not
+ * known constant, its text compared (nv: rs->nv; slow: the copy of
+ * begin_slow for nv). The body of begin_name_slow_1 .. _9. */
+static __attribute__((noinline)) void begin_name_lookup(struct region_state *rs,
+							const char *name, uintptr_t caller)
 {
 	uint32_t id = name_id(rs, name);
 
 	if (id)
-		rs->markers->begin_in(rs, c, id, caller);
+		rs->markers->begin_in(rs, rs->counters, id, caller);
 	else
 		guard_leave();
 }
 
-static __attribute__((noinline)) void end_name_slow(struct region_state *rs,
-						    struct counters *c, const char *name)
+static __attribute__((noinline)) void end_name_lookup(struct region_state *rs,
+						      const char *name)
 {
 	uint32_t id = name_id(rs, name);
 
 	if (id)
-		rs->markers->end_in(rs, c, id);
+		rs->markers->end_in(rs, rs->counters, id);
 	else
 		guard_leave();
+}
+
+static inline __attribute__((always_inline)) void begin_name_slow(struct region_state *rs,
+								  const char *name,
+								  uintptr_t caller, int nv,
+								  begin_fn *slow)
+{
+	uint32_t id = name_id_by_text(rs, name);
+
+	if (likely(id - 1u < rs->warm_ids))
+		begin_warm(rs, rs->counters, id, caller, nv, 0, slow);
+	else
+		begin_name_lookup(rs, name, caller);
+}
+
+static inline __attribute__((always_inline)) void end_name_slow(struct region_state *rs,
+								const char *name, int nv)
+{
+	uint32_t id = name_id_by_text(rs, name);
+
+	if (likely(id - 1u < rs->warm_ids))
+		end_warm(rs, rs->counters, id, nv, 0);
+	else
+		end_name_lookup(rs, name);
 }
 
 /* The calling thread's region state when a marker may take the warm
@@ -675,12 +730,16 @@ static inline __attribute__((always_inline)) void entry_begin_name(const char *n
 	struct region_state *rs = entry_enter();
 	uint32_t id;
 
-	if (!rs)
+	if (!rs) {
 		entry_cold.begin_name(name, caller);
-	else if (likely((id = name_id_cached(rs, name)) && id - 1u < rs->warm_ids))
+		return;
+	}
+	if (unlikely(!(id = name_id_cached(rs, name))))
+		id = name_id_by_text(rs, name);
+	if (likely(id - 1u < rs->warm_ids))
 		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
 	else
-		begin_name_slow(rs, rs->counters, name, caller);
+		begin_name_lookup(rs, name, caller);
 }
 
 static inline __attribute__((always_inline)) void entry_end_name(const char *name, int nv,
@@ -689,12 +748,16 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	struct region_state *rs = entry_enter();
 	uint32_t id;
 
-	if (!rs)
+	if (!rs) {
 		entry_cold.end_name(name);
-	else if (likely((id = name_id_cached(rs, name)) && id - 1u < rs->warm_ids))
+		return;
+	}
+	if (unlikely(!(id = name_id_cached(rs, name))))
+		id = name_id_by_text(rs, name);
+	if (likely(id - 1u < rs->warm_ids))
 		end_warm(rs, rs->counters, id, nv, wide);
 	else
-		end_name_slow(rs, rs->counters, name);
+		end_name_lookup(rs, name);
 }
 
 /* The entries for nv values (wide: for wide counters), which take
@@ -722,6 +785,16 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 		entry_begin_name_##suffix, entry_end_name_##suffix             \
 	};
 
+/* Wide counters are arm64's (its 64-bit user counters): elsewhere the
+ * narrow entries serve them (their reads are right for any width). */
+#if ARCH_WIDE_COUNTERS
+#define WIDE_ENTRIES_FOR(suffix, nv) ENTRIES_FOR(suffix##_wide, nv, 1)
+#define WIDE_ENTRIES(suffix) &entries_##suffix##_wide
+#else
+#define WIDE_ENTRIES_FOR(suffix, nv)
+#define WIDE_ENTRIES(suffix) &entries_##suffix
+#endif
+
 #define MARKERS_FOR(suffix, nv)                                                \
 	static __attribute__((noinline)) void begin_slow_##suffix(struct region_state *rs, \
 								  struct counters *c, \
@@ -729,6 +802,17 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 								  uintptr_t caller) \
 	{                                                                      \
 		begin_slow(rs, c, id, caller, nv);                             \
+	}                                                                      \
+	static __attribute__((noinline)) void begin_name_slow_##suffix(struct region_state *rs, \
+								       const char *name, \
+								       uintptr_t caller) \
+	{                                                                      \
+		begin_name_slow(rs, name, caller, nv, begin_slow_##suffix);    \
+	}                                                                      \
+	static __attribute__((noinline)) void end_name_slow_##suffix(struct region_state *rs, \
+								     const char *name) \
+	{                                                                      \
+		end_name_slow(rs, name, nv);                                   \
 	}                                                                      \
 	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
 							     struct counters *c,   \
@@ -767,7 +851,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 		if ((id = name_id_cached(rs, name)))                           \
 			begin_in_##suffix(rs, c, id, caller);                  \
 		else                                                           \
-			begin_name_slow(rs, c, name, caller);                  \
+			begin_name_slow_##suffix(rs, name, caller);            \
 	}                                                                      \
 	static __attribute__((noinline)) void end_name_##suffix(struct region_state *rs, \
 								struct counters *c, \
@@ -779,14 +863,14 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 		if ((id = name_id_cached(rs, name)))                           \
 			end_in_##suffix(rs, c, id);                            \
 		else                                                           \
-			end_name_slow(rs, c, name);                            \
+			end_name_slow_##suffix(rs, name);                      \
 	}                                                                      \
 	ENTRIES_FOR(suffix, nv, 0)                                             \
-	ENTRIES_FOR(suffix##_wide, nv, 1)                                      \
+	WIDE_ENTRIES_FOR(suffix, nv)                                           \
 	static const struct markers markers_##suffix = {                      \
 		begin_##suffix, end_##suffix, begin_name_##suffix, end_name_##suffix, \
 		begin_in_##suffix, end_in_##suffix,                            \
-		&entries_##suffix, &entries_##suffix##_wide                    \
+		&entries_##suffix, WIDE_ENTRIES(suffix)                        \
 	};
 MARKERS_FOR(1, 1)
 MARKERS_FOR(2, 2)

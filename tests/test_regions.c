@@ -275,6 +275,34 @@ static void test_name_cache(void)
 	CHECK(two && two->calls == 1, "pointer reuse not detected");
 }
 
+/* A name longer than names keep is cut; its text in a buffer, compared
+ * with the cut copy at each marker, is the same name each time (and a
+ * shorter text in the same buffer is another). */
+static void test_long_name_in_buffer(void)
+{
+	char buf[NAMES_MAX_LEN + 64];
+	struct rf_site *cut, *shorter;
+	uint32_t id;
+
+	fresh();
+	memset(buf, 'x', sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = '\0';
+	for (int k = 0; k < 3; k++) {
+		regions_begin_name(&rs, &none, buf, 0x780);
+		regions_end_name(&rs, &none, buf);
+	}
+	id = names_intern(buf, NULL);
+	cut = find(id, 0x780);
+	CHECK(cut && cut->calls == 3, "the cut name: %llu calls",
+	      cut ? (unsigned long long)cut->calls : 0);
+	buf[NAMES_MAX_LEN - 1] = '\0';		/* one byte shorter than the cut */
+	regions_begin_name(&rs, &none, buf, 0x780);
+	regions_end_name(&rs, &none, buf);
+	shorter = find(names_intern(buf, NULL), 0x780);
+	CHECK(shorter && shorter != cut && shorter->calls == 1, "a shorter text is another name");
+	CHECK(rs.nframes == 0 && rs.overflow == 0, "nothing left open");
+}
+
 static char writable_text[] = "writable";
 
 /* Only text no one can write is taken as constant (its markers then skip
@@ -407,6 +435,7 @@ int main(void)
 	RUN(test_sites_split_by_call_site);
 	RUN(test_sites_split_by_parent);
 	RUN(test_name_cache);
+	RUN(test_long_name_in_buffer);
 	RUN(test_constant_text);
 	RUN(test_constant_until_dlclose);
 	RUN(test_nesting_limit);
