@@ -1,8 +1,8 @@
 /* Call-site stacks from the unwind tables (cfi.h): from the marker's
  * entry, each frame's caller where its return address's rule says, with
  * code built with and without frame pointers mixed freely. A few loads
- * per frame once the rules are cached. x86-64 only for now (elsewhere
- * tablewalk_available is 0 and the frame-pointer walk serves). */
+ * per frame once the rules are cached. On x86-64 and arm64 (elsewhere
+ * tablewalk_init gives 0 and the frame-pointer walk serves). */
 #ifndef PMCSHIM_TABLEWALK_H
 #define PMCSHIM_TABLEWALK_H
 
