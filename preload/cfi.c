@@ -469,6 +469,8 @@ static struct cfi_rule rule_of(const struct row *row, int signal)
 		return u;
 	if (row->ra.how == UNDEF)
 		return (struct cfi_rule){ .kind = CFI_OUTERMOST };
+	if (row->ra.how == SAME)
+		return (struct cfi_rule){ .kind = CFI_LINK };
 	if (row->ra.how != OFFSET || (row->fp.how != SAME && row->fp.how != OFFSET))
 		return u;
 	return (struct cfi_rule){

@@ -150,49 +150,77 @@ static inline int is_code(uintptr_t ra, struct codemap_range *code, uintptr_t sh
 	return 1;
 }
 
+/* How a walk ends where a frame the tables describe is garbage: on
+ * arm64, there (tablewalk.h); elsewhere libunwind decides (on x86-64 it
+ * checks what it reads). */
+#if defined(__aarch64__)
+#define GARBAGE TABLEWALK_CORRUPT
+#define RA_ALIGN 3	/* instructions are 4 bytes */
+#else
+#define GARBAGE TABLEWALK_UNPROVED
+#define RA_ALIGN 0
+#endif
+
 /* The application's frames, from the call site's registers: pcs[1..]
- * up to depth; the count. */
+ * up to depth; the count. A leaf's rule (CFI_LINK) is garbage but in
+ * the frame a signal interrupted, where the return address is in a
+ * register the walk does not keep: libunwind reads it. */
 static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t *pcs,
 		  struct codemap_range *code, uintptr_t shim_lo, uintptr_t shim_hi,
-		  struct bounds *b, struct fpwalk_trail *trail, int *whole)
+		  struct bounds *b, struct fpwalk_trail *trail, int *end)
 {
+	int n, signalled = 0;
 	uintptr_t ra;
-	int n;
 
+	*end = GARBAGE;
 	for (n = 1; n <= depth; n++) {
 		struct cfi_rule r = cfi_rule(pc);
+		int was_signalled = signalled;
 		uintptr_t cfa;
 
+		signalled = 0;
 		if (r.kind != CFI_STEP) {
-			*whole = r.kind == CFI_OUTERMOST;
+			*end = r.kind == CFI_OUTERMOST ? TABLEWALK_WHOLE
+			       : r.kind == CFI_LINK && !was_signalled ? GARBAGE : TABLEWALK_UNPROVED;
 			return n;
 		}
 		cfa = (r.cfa_fp ? fp : sp) + (uintptr_t)r.cfa_off;
 		if (cfa <= sp || cfa > b->top ||
 		    !read_word(cfa + (uintptr_t)(long)r.ra_off, sp, b->top, &ra, trail))
-			return n;
+			break;
 		ra = arch_strip_ra(ra);
 		if (ra == 0) {
-			*whole = 1;
+			*end = TABLEWALK_WHOLE;
 			return n;
 		}
 		if ((r.fp_saved &&
 		     !read_word(cfa + (uintptr_t)(long)r.fp_off, sp, b->top, &fp, trail)) ||
-		    !is_code(ra, code, shim_lo, shim_hi))
+		    (ra & RA_ALIGN))
+			break;
+		if (!is_code(ra, code, shim_lo, shim_hi)) {
+			if (ra >= shim_lo && ra < shim_hi)
+				*end = TABLEWALK_UNPROVED;
 			return n;
+		}
 		pcs[n] = ra;
 		sp = cfa;
 		pc = ra;
 		/* a signal handler's caller: the context the kernel saved */
 		if (code->tramp && codemap_is_sigreturn(ra, code->hi) && n < depth) {
 			if (!interrupted(&sp, &fp, &pc, b, trail) ||
-			    !is_code(pc, code, shim_lo, shim_hi))
+			    !is_code(pc, code, shim_lo, shim_hi)) {
+				*end = TABLEWALK_UNPROVED;
 				return n + 1;
+			}
 			pcs[++n] = pc;
 			pc++;	/* its rule is the one at pc itself, not at pc - 1 */
+			signalled = 1;
 		}
 	}
-	*whole = 1;
+	if (n > depth)
+		*end = TABLEWALK_WHOLE;
+	else if (trail->n == FPWALK_TRAIL_MAX)
+		*end = TABLEWALK_UNPROVED;	/* not garbage: no room */
 	return n;
 }
 
@@ -249,14 +277,14 @@ static uintptr_t entry_record(uintptr_t start, uintptr_t caller, uintptr_t shim_
 }
 
 int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
-		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *whole)
+		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *end)
 {
 	uintptr_t entry, sp, fp;
 	struct codemap_range code;
 	struct bounds b;
 	int n;
 
-	*whole = 0;
+	*end = TABLEWALK_UNPROVED;
 	if (!usable || !(entry = entry_record(start, caller, shim_lo, shim_hi, trail, &b)))
 		return 0;
 	if (!(sp = entry_cfa(entry, b.lo)))
@@ -269,7 +297,7 @@ int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *p
 		code.lo = code.hi = 0;
 	if (caller >= shim_lo && caller < shim_hi)
 		shim_lo = shim_hi = 0;
-	n = frames(sp, fp, caller, depth, pcs, &code, shim_lo, shim_hi, &b, trail, whole);
+	n = frames(sp, fp, caller, depth, pcs, &code, shim_lo, shim_hi, &b, trail, end);
 	if (b.off)
 		trail->n = 0;
 	return n;
