@@ -81,6 +81,30 @@ const char *rows_differ(const struct rows *a, const struct rows *b)
 	return NULL;
 }
 
+void rows_shape(struct rows *r, const char *module, const char *as)
+{
+	size_t len = strlen(module);
+
+	for (int i = 0; i < r->n; i++) {
+		char out[ROW_LEN], *w = out, *end = out + ROW_LEN - 1;
+
+		for (const char *p = r->s[i]; *p && w < end; p++) {
+			/* a frame in module: "module+0x12" after a space */
+			if (p > r->s[i] && p[-1] == ' ' && !strncmp(p, module, len) &&
+			    p[len] == '+' && (size_t)(end - w) > strlen(as)) {
+				w = stpcpy(w, as);
+				p += len;
+			}
+			*w++ = *p;
+			if (*p == '+')	/* the offset, up to the next frame */
+				p += strcspn(p, " ") - 1;
+		}
+		*w = '\0';
+		memcpy(r->s[i], out, ROW_LEN);
+	}
+	qsort(r->s, (size_t)r->n, ROW_LEN, by_string);
+}
+
 int row_frames(const char *row)
 {
 	int n = 0;

@@ -27,6 +27,11 @@ void rows_collect(json_t *rep, const char *region, const char *method, struct ro
 /* The first row that differs, or NULL when the lists are equal. */
 const char *rows_differ(const struct rows *a, const struct rows *b);
 
+/* Each frame without its offset (its module kept; module's frames named
+ * as as), the list sorted again: the stacks' shape, to compare two builds
+ * of one program whose code differs (with and without pac-ret). */
+void rows_shape(struct rows *r, const char *module, const char *as);
+
 /* The frames of a row. */
 int row_frames(const char *row);
 
