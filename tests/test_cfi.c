@@ -15,6 +15,7 @@
 __asm__(".text\n"
 	".globl cfi_t_entry, cfi_t_pushed, cfi_t_framed, cfi_t_popped, cfi_t_restored\n"
 	".globl cfi_t_expr, cfi_t_big, cfi_t_far, cfi_t_outermost, cfi_t_signal, cfi_t_none\n"
+	".globl cfi_t_bottom\n"
 	"cfi_t_fn:\n"
 	".cfi_startproc\n"
 	"cfi_t_entry: nop\n"
@@ -37,6 +38,10 @@ __asm__(".text\n"
 	"cfi_t_big: nop\n"
 	".cfi_offset %rbp, -4096\n"
 	"cfi_t_far: nop\n"
+	".cfi_def_cfa %rsp, 5024\n"
+	".cfi_offset %rbp, -5024\n"
+	".cfi_offset %rip, -5016\n"
+	"cfi_t_bottom: nop\n"
 	".cfi_def_cfa %rsp, 16\n"
 	".cfi_undefined %rip\n"
 	"cfi_t_outermost: nop\n"
@@ -53,7 +58,7 @@ __asm__(".text\n"
 
 extern char cfi_t_entry[], cfi_t_pushed[], cfi_t_framed[], cfi_t_popped[], cfi_t_restored[];
 extern char cfi_t_expr[], cfi_t_big[], cfi_t_far[], cfi_t_outermost[], cfi_t_signal[];
-extern char cfi_t_none[];
+extern char cfi_t_none[], cfi_t_bottom[];
 
 static struct cfi_rule at(const char *label)
 {
@@ -85,6 +90,11 @@ static void test_rules(void)
 	r = at(cfi_t_big);
 	CHECK(STEP(r, 0, 0x123458, 1, -16), "a large frame: kind %d off %ld", r.kind, r.cfa_off);
 	CHECK(at(cfi_t_far).kind == CFI_UNKNOWN, "FP saved too far to keep");
+	/* arm64's frame record at the bottom of a large frame: kept from SP */
+	r = at(cfi_t_bottom);
+	CHECK(r.kind == CFI_STEP && !r.cfa_fp && r.cfa_off == 5024 && r.ra_off == -5016 &&
+	      r.fp_saved && r.fp_off == -5024, "record at the bottom: kind %d off %ld ra %d fp %d",
+	      r.kind, r.cfa_off, r.ra_off, r.fp_off);
 	CHECK(at(cfi_t_outermost).kind == CFI_OUTERMOST, "undefined return address");
 	CHECK(at(cfi_t_signal).kind == CFI_UNKNOWN, "a signal frame");
 	CHECK(at(cfi_t_none).kind == CFI_UNKNOWN, "no FDE");

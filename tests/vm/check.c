@@ -477,9 +477,9 @@ static void test_fp_stack_is_libunwinds(void)
 	CHECK(*fp && strcmp(fp, unw) == 0, "frame pointers '%s', libunwind '%s'", fp, unw);
 }
 
-/* In a signal handler the walk gives way to libunwind (auto): the same
- * stack, through the signal frame (more than the handler's call site and
- * the trampoline). */
+/* In a signal handler (auto: the unwind tables read the context the
+ * kernel saved) the stack is libunwind's, through the signal frame (more
+ * than the handler's call site and the trampoline). */
 static void test_signal_handler_stack(void)
 {
 	char au[1024], unw[1024];
