@@ -31,13 +31,19 @@ int tablewalk_init(void)
 	return usable;
 }
 
-/* Reads the word at addr into the trail: addr must lie on the stack, at
- * or above the frame below (sp), 8-aligned; and the trail have room
- * (signal frames take more words than others). */
+/* Whether the word at addr may be read: on the stack, at or above the
+ * frame below (sp), 8-aligned. */
+static inline int on_stack(uintptr_t addr, uintptr_t sp, uintptr_t top)
+{
+	return addr >= sp && addr <= top - 8 && !(addr & 7);
+}
+
+/* Reads the word at addr into the trail: addr must be on_stack, and the
+ * trail have room (signal frames take more words than others). */
 static inline int read_word(uintptr_t addr, uintptr_t sp, uintptr_t top, uintptr_t *w,
 			    struct fpwalk_trail *t)
 {
-	if (addr < sp || addr > top - 8 || (addr & 7) || t->n == FPWALK_TRAIL_MAX)
+	if (!on_stack(addr, sp, top) || t->n == FPWALK_TRAIL_MAX)
 		return 0;
 	*w = tablewalk_load(addr);
 	t->rec[t->n++] = (struct fpwalk_record){ .fp = addr, .ra = *w };
@@ -164,13 +170,16 @@ static inline int is_code(uintptr_t ra, struct codemap_range *code, uintptr_t sh
 /* The application's frames, from the call site's registers: pcs[1..]
  * up to depth; the count. A leaf's rule (CFI_LINK) is garbage but in
  * the frame a signal interrupted, where the return address is in a
- * register the walk does not keep: libunwind reads it. */
+ * register the walk does not keep: libunwind reads it. A saved FP is
+ * read only when a rule finds the CFA from it: most frames' CFA is from
+ * SP (on arm64 also in code built with frame pointers), and a word not
+ * read is a word the trail need not compare. */
 static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t *pcs,
 		  struct codemap_range *code, uintptr_t shim_lo, uintptr_t shim_hi,
 		  struct bounds *b, struct fpwalk_trail *trail, int *end)
 {
 	int n, signalled = 0;
-	uintptr_t ra;
+	uintptr_t ra, fp_at = 0, fp_lo = 0;	/* FP is the word at fp_at (not 0) */
 
 	*end = GARBAGE;
 	for (n = 1; n <= depth; n++) {
@@ -184,6 +193,11 @@ static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t
 			       : r.kind == CFI_LINK && !was_signalled ? GARBAGE : TABLEWALK_UNPROVED;
 			return n;
 		}
+		if (r.cfa_fp && fp_at) {
+			if (!read_word(fp_at, fp_lo, b->top, &fp, trail))
+				break;
+			fp_at = 0;
+		}
 		cfa = (r.cfa_fp ? fp : sp) + (uintptr_t)r.cfa_off;
 		if (cfa <= sp || cfa > b->top ||
 		    !read_word(cfa + (uintptr_t)(long)r.ra_off, sp, b->top, &ra, trail))
@@ -193,9 +207,13 @@ static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t
 			*end = TABLEWALK_WHOLE;
 			return n;
 		}
-		if ((r.fp_saved &&
-		     !read_word(cfa + (uintptr_t)(long)r.fp_off, sp, b->top, &fp, trail)) ||
-		    (ra & RA_ALIGN))
+		if (r.fp_saved) {
+			fp_at = cfa + (uintptr_t)(long)r.fp_off;
+			fp_lo = sp;
+			if (!on_stack(fp_at, sp, b->top))
+				break;
+		}
+		if (ra & RA_ALIGN)
 			break;
 		if (!is_code(ra, code, shim_lo, shim_hi)) {
 			if (ra >= shim_lo && ra < shim_hi)
@@ -214,6 +232,7 @@ static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t
 			}
 			pcs[++n] = pc;
 			pc++;	/* its rule is the one at pc itself, not at pc - 1 */
+			fp_at = 0;
 			signalled = 1;
 		}
 	}
