@@ -919,6 +919,23 @@ static void test_tablewalk_same_as_libunwind(void)
 	       "libunwind's\n", n, by_tables, rows);
 }
 
+/* The unit test of the rules (tests/test_cfi.c), cross-built, run in the
+ * guest: its arm64 call frame information. */
+static void test_tablewalk_rules(void)
+{
+	char line[256];
+	int passed = 0, failed = -1, skipped = -1;
+
+	if (out_line("tw-unit-cfi", "cfi: ", line, sizeof(line)) != 0) {
+		SKIP("no tw-unit-cfi output (tests/vm/init)");
+		return;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	printf("    in the guest: %s\n", line);
+	CHECK(sscanf(line, "cfi: %d passed, %d failed, %d skipped", &passed, &failed,
+		     &skipped) == 3 && passed == 2 && failed == 0 && skipped == 0, "'%s'", line);
+}
+
 /* The depth-8 pair without frame pointers: through the tables (auto) and
  * through libunwind; the stacks are the same. */
 static void test_tablewalk_pair_cost(void)
@@ -984,6 +1001,8 @@ int main(int argc, char **argv)
 	RUN(test_native_names_listed);
 	RUN(test_multiplexing);
 	RUN(test_region_coverage);
+	ua = "";
+	RUN(test_tablewalk_rules);
 	ua = "ua1";
 	RUN(test_tablewalk_same_as_libunwind);
 	RUN(test_tablewalk_pair_cost);

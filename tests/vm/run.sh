@@ -66,6 +66,7 @@ else
 fi
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -fomit-frame-pointer -Iinclude -pthread \
 	-o "$W/hw-omitfp" tests/vm/guest/hw.c || die "cross build of hw-omitfp failed"
+make -s CROSS=$X $XB/tests/test_cfi >/dev/null || die "cross build of test_cfi failed"
 # --- end tablewalk
 
 # Debian's arm64 packages, downloaded once.
@@ -98,6 +99,7 @@ cp -a "$W/x/$L/." "$R/$L/"			# glibc, liblzma (libunwind's)
 cp -a "$W"/x/usr/$L/libunwind.so.8* "$W"/x/usr/$L/libpfm.so.4* "$R/usr/$L/"	# dlopen()ed
 cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
 for a in $TW_APPS hw-omitfp; do cp "$W/$a" "$R/"; done	# tablewalk
+cp "$XB/tests/test_cfi" "$R/"				# tablewalk
 echo "$TW_APPS" > "$R/tw-apps"				# tablewalk
 install -m 755 tests/vm/init "$R/init"
 # VM_ONLY=PREFIX runs only the scenarios whose names start with it (while
