@@ -9,6 +9,15 @@
 #include "../preload/codemap.h"
 #include "harness.h"
 
+#if defined(__x86_64__) || defined(__aarch64__)
+/* The row at label L (cfi_rule(ra) looks up ra - 1). */
+static struct cfi_rule at(const char *label)
+{
+	return cfi_rule((uintptr_t)label + 1);
+}
+
+#endif
+
 #if defined(__x86_64__)
 /* Each label sits on an instruction where the rows change; cfi_rule(ra)
  * looks up ra - 1, so the row at label L is cfi_rule(L + 1). */
@@ -60,11 +69,6 @@ extern char cfi_t_entry[], cfi_t_pushed[], cfi_t_framed[], cfi_t_popped[], cfi_t
 extern char cfi_t_expr[], cfi_t_big[], cfi_t_far[], cfi_t_outermost[], cfi_t_signal[];
 extern char cfi_t_none[], cfi_t_bottom[];
 
-static struct cfi_rule at(const char *label)
-{
-	return cfi_rule((uintptr_t)label + 1);
-}
-
 #define STEP(r, fp, off, saved, fpoff)                                                  \
 	((r).kind == CFI_STEP && (r).cfa_fp == (fp) && (r).cfa_off == (off) &&          \
 	 (r).ra_off == -8 && (r).fp_saved == (saved) && (!(saved) || (r).fp_off == (fpoff)))
@@ -101,20 +105,8 @@ static void test_rules(void)
 	CHECK(cfi_rule(0x1000).kind == CFI_UNKNOWN, "in no object");
 }
 
-/* Read once; after a dlclose (the count codemap keeps), read again. */
-static void test_cache(void)
-{
-	unsigned long n;
-
-	at(cfi_t_framed);
-	n = cfi_parsed();
-	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n, "read again: %lu",
-	      cfi_parsed() - n);
-	__atomic_add_fetch(&codemap_unload_count, 2, __ATOMIC_SEQ_CST);
-	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n + 1,
-	      "after a dlclose: %lu reads", cfi_parsed() - n);
-	CHECK(STEP(at(cfi_t_framed), 1, 16, 1, -16) && cfi_parsed() == n + 1, "then kept");
-}
+#define FRAMED cfi_t_framed
+#define FRAMED_OK(r) STEP(r, 1, 16, 1, -16)
 #elif defined(__aarch64__)
 /* arm64 (run in the guest, tests/vm): no rule for x30 until the prologue
  * saves it (CFI_LINK), pac-ret's negate_ra_state read past, the frame
@@ -147,11 +139,6 @@ __asm__(".text\n"
 extern char cfi_a_entry[], cfi_a_signed[], cfi_a_saved[], cfi_a_framed[], cfi_a_restored[];
 extern char cfi_a_outermost[];
 
-static struct cfi_rule at(const char *label)
-{
-	return cfi_rule((uintptr_t)label + 1);
-}
-
 /* The frame record at CFA - 5024, from SP or from x29 */
 #define RECORD(r, fp)                                                                   \
 	((r).kind == CFI_STEP && (r).cfa_fp == (fp) && (r).cfa_off == 5024 &&           \
@@ -175,17 +162,23 @@ static void test_rules(void)
 	CHECK(cfi_rule(0x1000).kind == CFI_UNKNOWN, "in no object");
 }
 
+#define FRAMED cfi_a_framed
+#define FRAMED_OK(r) RECORD(r, 1)
+#endif
+
+#ifdef FRAMED
+/* Read once; after a dlclose (the count codemap keeps), read again. */
 static void test_cache(void)
 {
 	unsigned long n;
 
-	at(cfi_a_framed);
+	at(FRAMED);
 	n = cfi_parsed();
-	CHECK(RECORD(at(cfi_a_framed), 1) && cfi_parsed() == n, "read again: %lu",
-	      cfi_parsed() - n);
+	CHECK(FRAMED_OK(at(FRAMED)) && cfi_parsed() == n, "read again: %lu", cfi_parsed() - n);
 	__atomic_add_fetch(&codemap_unload_count, 2, __ATOMIC_SEQ_CST);
-	CHECK(RECORD(at(cfi_a_framed), 1) && cfi_parsed() == n + 1,
-	      "after a dlclose: %lu reads", cfi_parsed() - n);
+	CHECK(FRAMED_OK(at(FRAMED)) && cfi_parsed() == n + 1, "after a dlclose: %lu reads",
+	      cfi_parsed() - n);
+	CHECK(FRAMED_OK(at(FRAMED)) && cfi_parsed() == n + 1, "then kept");
 }
 #else
 static void test_rules(void)
