@@ -1,5 +1,6 @@
-/* Per-architecture primitives: a cheap tick counter and the user-space
- * counter read that perf's mmap page allows (rdpmc on x86-64, mrs on arm64). */
+/* Per-architecture primitives: a cheap tick counter, the user-space
+ * counter read that perf's mmap page allows (rdpmc on x86-64, mrs on
+ * arm64), and a return address as code (arm64: without its PAC). */
 #ifndef PMCSHIM_ARCH_H
 #define PMCSHIM_ARCH_H
 
@@ -116,6 +117,17 @@ static inline __attribute__((always_inline)) uint64_t arch_read_pmc(uint32_t idx
 #undef ARCH_SLOT
 #undef ARCH_SLOT_SHIFT
 
+/* A return address without its pointer-authentication code (pac-ret,
+ * -mbranch-protection, signs the saved x30): xpaclri, in the hint space,
+ * so a no-op on a CPU without PAuth; an unsigned address is unchanged. */
+static inline uintptr_t arch_strip_ra(uintptr_t ra)
+{
+	register uintptr_t x30 __asm__("x30") = ra;
+
+	__asm__("hint #7" : "+r"(x30));	/* xpaclri */
+	return x30;
+}
+
 #else
 
 #define ARCH_TICKS_NAME "clock_monotonic"
@@ -143,6 +155,13 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 	return 0;
 }
 
+#endif
+
+#if !defined(__aarch64__)
+static inline uintptr_t arch_strip_ra(uintptr_t ra)
+{
+	return ra;
+}
 #endif
 
 #endif

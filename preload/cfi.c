@@ -20,12 +20,18 @@
 
 #include "codemap.h"
 
+/* DWARF register numbers. A return address without a rule: on x86-64
+ * every CIE gives one (the call pushed it), so none means none; on arm64
+ * it is in x30 (LR) until the prologue saves it, and CIEs say nothing. */
 #if defined(__x86_64__)
 enum { REG_SP = 7, REG_FP = 6, REG_RA = 16 };
+#define RA_INITIAL UNDEF
 #elif defined(__aarch64__)
 enum { REG_SP = 31, REG_FP = 29, REG_RA = 30 };
+#define RA_INITIAL SAME
 #else
 enum { REG_SP = -1, REG_FP = -1, REG_RA = -1 };
+#define RA_INITIAL UNDEF
 #endif
 
 typedef int find_object_fn(void *addr, struct dl_find_object *result);
@@ -348,7 +354,13 @@ static int step(struct machine *m, struct rd *r)
 	case 0x15: a = uleb(r); sleb(r); set(m, a, OTHER, 0); return 0;	/* _sf */
 	case 0x2e: uleb(r); return 0;					/* GNU_args_size */
 	case 0x2f: a = uleb(r); set(m, a, OFFSET, -(int64_t)uleb(r) * da); return 0;
-	default: return -1;	/* arm64's negate_ra_state among them */
+#if defined(__aarch64__)
+	/* AARCH64_negate_ra_state: the return address is signed (pac-ret)
+	 * from here, or no longer; the walk strips every return address it
+	 * reads (arch_strip_ra), signed or not */
+	case 0x2d: return 0;
+#endif
+	default: return -1;	/* elsewhere 0x2d is SPARC's window_save */
 	}
 }
 
@@ -433,7 +445,7 @@ static int row_at(const uint8_t *fde, const uint8_t *start, const uint8_t *end, 
 	memset(&m, 0, sizeof(m));
 	m.cie = &cie;
 	m.initial = &initial;
-	m.row.ra.how = UNDEF;	/* until the CIE says */
+	m.row.ra.how = RA_INITIAL;	/* until the CIE says */
 	m.target = pc;
 	m.loc = begin;
 	initial = m.row;
@@ -457,6 +469,8 @@ static struct cfi_rule rule_of(const struct row *row, int signal)
 		return u;
 	if (row->ra.how == UNDEF)
 		return (struct cfi_rule){ .kind = CFI_OUTERMOST };
+	if (row->ra.how == SAME)
+		return (struct cfi_rule){ .kind = CFI_LINK };
 	if (row->ra.how != OFFSET || (row->fp.how != SAME && row->fp.how != OFFSET))
 		return u;
 	return (struct cfi_rule){
@@ -499,8 +513,13 @@ static struct cfi_rule parse(uintptr_t ra)
 /* --- the cache -------------------------------------------------------- */
 
 /* A rule in one word: kind (2 bits), cfa_fp, fp_saved, the dlclose count
- * (16 bits), ra_off / 8 and fp_off / 8 (8 bits each, signed), cfa_off
- * (28 bits, signed). A rule that does not fit is kept as CFI_UNKNOWN. */
+ * (16 bits), ra_off / 8 and fp_off / 8 (8 bits each, signed), whether
+ * those two are kept from the CFA's base register rather than from the
+ * CFA (1 bit), cfa_off (27 bits, signed). From the CFA fits x86-64, where
+ * the return address is just below it; from the base register fits
+ * arm64, where the frame record is at the bottom of the frame (stp x29,
+ * x30, [sp, -N]!: at CFA - N). A rule that fits neither way is kept as
+ * CFI_UNKNOWN. */
 #define EPOCH(v) (((v) >> 4) & 0xffff)
 
 static int fits(long v, int bits)
@@ -508,29 +527,42 @@ static int fits(long v, int bits)
 	return v >= -(1L << (bits - 1)) && v < (1L << (bits - 1));
 }
 
+static int fits_slot(long off)
+{
+	return off % 8 == 0 && fits(off / 8, 8);
+}
+
 static uint64_t pack(struct cfi_rule r, unsigned long stamp)
 {
 	uint64_t v = (uint64_t)r.kind | (uint64_t)(stamp & 0xffff) << 4;
+	long ra = r.ra_off, fp = r.fp_saved ? r.fp_off : 0, base = 0;
 
 	if (r.kind != CFI_STEP)
 		return v;
-	if (r.ra_off % 8 || r.fp_off % 8 || !fits(r.ra_off / 8, 8) || !fits(r.fp_off / 8, 8) ||
-	    !fits(r.cfa_off, 28))
+	if (!fits_slot(ra) || !fits_slot(fp)) {
+		ra += r.cfa_off;
+		fp += r.fp_saved ? r.cfa_off : 0;
+		base = 1;
+	}
+	if (!fits_slot(ra) || !fits_slot(fp) || !fits(r.cfa_off, 27))
 		return CFI_UNKNOWN | (uint64_t)(stamp & 0xffff) << 4;
 	return v | (uint64_t)r.cfa_fp << 2 | (uint64_t)r.fp_saved << 3 |
-	       (uint64_t)(uint8_t)(r.ra_off / 8) << 20 | (uint64_t)(uint8_t)(r.fp_off / 8) << 28 |
-	       (uint64_t)(r.cfa_off & ((1L << 28) - 1)) << 36;
+	       (uint64_t)(uint8_t)(ra / 8) << 20 | (uint64_t)(uint8_t)(fp / 8) << 28 |
+	       (uint64_t)base << 36 | (uint64_t)(r.cfa_off & ((1L << 27) - 1)) << 37;
 }
 
 static struct cfi_rule unpack(uint64_t v)
 {
+	long cfa_off = (long)((int64_t)v >> 37), base = (v >> 36) & 1 ? cfa_off : 0;
+	int fp_saved = (int)(v >> 3) & 1;
+
 	return (struct cfi_rule){
 		.kind = (enum cfi_kind)(v & 3),
 		.cfa_fp = (int)(v >> 2) & 1,
-		.fp_saved = (int)(v >> 3) & 1,
-		.ra_off = (int8_t)(v >> 20) * 8,
-		.fp_off = (int8_t)(v >> 28) * 8,
-		.cfa_off = (long)((int64_t)v >> 36),
+		.fp_saved = fp_saved,
+		.ra_off = (int)((int8_t)(v >> 20) * 8 - base),
+		.fp_off = fp_saved ? (int)((int8_t)(v >> 28) * 8 - base) : 0,
+		.cfa_off = cfa_off,
 	};
 }
 

@@ -13,8 +13,10 @@ enum cfi_kind {
 	CFI_UNKNOWN,	/* no table, or a rule of another form (expressions,
 			 * signal frames, registers other than SP and FP) */
 	CFI_STEP,	/* the caller is where the fields say */
-	CFI_OUTERMOST	/* the return address is undefined: the stack's end
+	CFI_OUTERMOST,	/* the return address is undefined: the stack's end
 			 * (_start, the thread start in clone) */
+	CFI_LINK	/* the return address is still in the link register
+			 * (arm64 x30: a leaf, a prologue before it is saved) */
 };
 
 struct cfi_rule {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "arch.h"
 #include "codemap.h"
 
 /* This thread's stack, [lo, hi); hi == 0: not looked up yet; lo > hi:
@@ -36,19 +37,6 @@ void fpwalk_thread_init(void)
 		pthread_attr_destroy(&a);
 	}
 	errno = saved;
-}
-
-/* A return address without its pointer-authentication code (arm64
- * pac-ret signs the saved x30; xpaclri is a no-op without PAuth). */
-static inline uintptr_t strip(uintptr_t ra)
-{
-#if defined(__aarch64__)
-	register uintptr_t x30 __asm__("x30") = ra;
-	__asm__("hint #7" : "+r"(x30));	/* xpaclri */
-	return x30;
-#else
-	return ra;
-#endif
 }
 
 /* fp can be the frame above prev: higher (the stack grows down), aligned,
@@ -99,7 +87,7 @@ uintptr_t fpwalk_entry_within(uintptr_t start, uintptr_t lo, uintptr_t hi, uintp
 	for (;;) {
 		prev = fp;
 		fp = read_record(fp, &ra, trail);
-		ra = strip(ra);
+		ra = arch_strip_ra(ra);
 		if (ra == caller)
 			return prev;
 		if (ra < shim_lo || ra >= shim_hi || ++n > FPWALK_SHIM_FRAMES_MAX ||
@@ -135,7 +123,7 @@ int fpwalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	for (n = 1; n <= depth && frame_ok(fp, prev, top); n++) {
 		uintptr_t next = read_record(fp, &ra, trail);
 
-		ra = strip(ra);
+		ra = arch_strip_ra(ra);
 		if (ra < code.lo || ra >= code.hi) {
 			/* the shim never calls back into the application: a
 			 * return into it above the call site is a stale word, a

@@ -218,11 +218,13 @@ static int unwind_capture(uintptr_t caller, int depth, uintptr_t *pcs)
  * bottom in libc's start code, which keeps none), since a short chain
  * cannot tell a short stack from a broken one. A frame-pointer chain
  * cannot tell either whether each frame kept a record: a leaf without one
- * hides its caller, which is why the tables come first. */
+ * hides its caller, which is why the tables come first. On arm64 a stack
+ * the tables find garbage in is cut there, not left to libunwind, whose
+ * arm64 trace reads through garbage unchecked and faults. */
 int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		   struct fpwalk_trail *trail)
 {
-	int n, saved, whole;
+	int n, saved, end;
 
 	pcs[0] = caller;
 	trail->n = 0;
@@ -231,10 +233,10 @@ int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	if (depth == 0)
 		return 1;
 	if (tables && (method == STACKS_AUTO || method == STACKS_TABLES)) {
-		n = tablewalk_capture(start, caller, depth, pcs, shim_lo, shim_hi, trail, &whole);
-		if (whole || method == STACKS_TABLES) {
+		n = tablewalk_capture(start, caller, depth, pcs, shim_lo, shim_hi, trail, &end);
+		if (end != TABLEWALK_UNPROVED || method == STACKS_TABLES) {
 			last_method = STACKS_TABLES;
-			if (!whole)
+			if (end != TABLEWALK_WHOLE)
 				trail->n = 0;	/* a stop is not replayed: walk again */
 			return n ? n : 1;
 		}

@@ -1,5 +1,5 @@
 /* Call-site stacks: captured by walking the binary's own unwind tables
- * (tablewalk.h; on x86-64), or frame pointers where the application keeps
+ * (tablewalk.h; on x86-64 and arm64), or frame pointers where the application keeps
  * them, else with libunwind's unw_backtrace; interned once per distinct
  * stack as an RF_STACK record in the report file. */
 #ifndef PMCSHIM_STACKS_H
@@ -15,12 +15,13 @@
 #define STACKS_MAX_FRAMES (CONFIG_MAX_DEPTH + 1)
 
 /* How a stack was captured (stacks_last_method), and what
- * PMCSHIM_STACK_METHOD asks for: auto (the default: on x86-64 the unwind
- * tables, libunwind for a walk where they cannot prove a frame; elsewhere
- * frame pointers when the chain gives every frame asked for, else
- * libunwind), tables (the unwind tables only: a frame they cannot prove
- * ends the stack; x86-64), fp (frame pointers only: a broken chain gives
- * a short stack, at least the call site), unwind (libunwind only). */
+ * PMCSHIM_STACK_METHOD asks for: auto (the default: on x86-64 and arm64
+ * the unwind tables, libunwind for a walk where they cannot prove a
+ * frame; elsewhere frame pointers when the chain gives every frame asked
+ * for, else libunwind), tables (the unwind tables only: a frame they
+ * cannot prove ends the stack; x86-64 and arm64), fp (frame pointers
+ * only: a broken chain gives a short stack, at least the call site),
+ * unwind (libunwind only). */
 enum {
 	STACKS_NONE = RF_STACK_CALLER,	/* the call site alone (depth 0, no capture) */
 	STACKS_FP = RF_STACK_FP,	/* frame-pointer walk */

@@ -9,106 +9,7 @@
 
 #include "harness.h"
 #include "runapp.h"
-
-#define ROWS_MAX 256
-#define ROW_LEN 1024
-
-/* One report's rows as sorted strings "region calls module+offset ...":
- * equal lists mean the same stacks, row for row. */
-struct rows {
-	int n;
-	int other_method;	/* rows whose stack's method is not the one asked */
-	int through_shim;	/* rows with a frame in the shim (its thread start
-				 * routine where not a tail call: under ASan) */
-	char s[ROWS_MAX][ROW_LEN];
-};
-
-static const char *module_name(json_t *rep, long long id)
-{
-	json_t *m = json_array_get(json_object_get(rep, "modules"), (size_t)id);
-	const char *p = json_string_value(json_object_get(m, "path"));
-	const char *slash = p ? strrchr(p, '/') : NULL;
-
-	return slash ? slash + 1 : p ? p : "?";
-}
-
-static void append_frames(json_t *rep, json_t *stack, char *out, size_t len)
-{
-	size_t i, used = strlen(out);
-	json_t *f;
-
-	json_array_foreach(json_object_get(stack, "frames"), i, f) {
-		int k = snprintf(out + used, len - used, " %s+%s",
-				 module_name(rep, json_integer_value(json_object_get(f, "module"))),
-				 json_string_value(json_object_get(f, "offset")));
-		if (k < 0 || (size_t)k >= len - used)
-			return;
-		used += (size_t)k;
-	}
-}
-
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* The report's name of each method (the stack's "method") */
-static const char *method_name(const char *method)
-{
-	if (strcmp(method, "unwind") == 0)
-		return "libunwind";
-	if (strcmp(method, "fp") == 0)
-		return "frame-pointer";
-	return "unwind-tables";	/* auto and tables, on x86-64 */
-}
-
-/* Rows of region (NULL: all) in every thread; how many have a stack
- * another method gave than method's. */
-static void collect(json_t *rep, const char *region, const char *method, struct rows *out)
-{
-	size_t i, k;
-	json_t *t, *row;
-
-	out->n = 0;
-	out->other_method = out->through_shim = 0;
-	json_array_foreach(json_object_get(rep, "threads"), i, t) {
-		json_array_foreach(json_object_get(t, "regions"), k, row) {
-			const char *name = json_string_value(json_object_get(row, "region"));
-			if ((region && strcmp(name, region) != 0) || out->n == ROWS_MAX)
-				continue;
-			char *s = out->s[out->n++];
-			json_t *stack = rep_stack(rep, json_integer_value(json_object_get(row, "stack")));
-			const char *m = json_string_value(json_object_get(stack, "method"));
-
-			snprintf(s, ROW_LEN, "%s %lld", name,
-				 json_integer_value(json_object_get(row, "calls")));
-			append_frames(rep, stack, s, ROW_LEN);
-			if (strstr(s, "libpmcshim"))
-				out->through_shim++;
-			else
-				out->other_method += !m || strcmp(m, method_name(method)) != 0;
-		}
-	}
-	qsort(out->s, (size_t)out->n, ROW_LEN, by_string);
-}
-
-/* The first row that differs, or NULL when the lists are equal. */
-static const char *differ(const struct rows *a, const struct rows *b)
-{
-	for (int i = 0; i < a->n || i < b->n; i++)
-		if (i >= a->n || i >= b->n || strcmp(a->s[i], b->s[i]) != 0)
-			return i < a->n ? a->s[i] : b->s[i];
-	return NULL;
-}
-
-static int frames(const char *row)
-{
-	int n = 0;
-
-	for (const char *p = strchr(row, '+'); p; p = strchr(p + 1, '+'))
-		n++;
-	return n;
-}
+#include "stackrows.h"
 
 static struct run r;
 static struct rows fp_rows, unw_rows, auto_rows;
@@ -130,7 +31,7 @@ static int run_method(const char *app, const char *method, const char *region,
 		       r.err);
 		return -1;
 	}
-	collect(r.report[0], region, method, out);
+	rows_collect(r.report[0], region, method, out);
 	return 0;
 }
 
@@ -141,14 +42,14 @@ static void test_fp_build_same_as_libunwind(void)
 {
 	CHECK(run_method("fpchain-fp", "unwind", NULL, &unw_rows) == 0, "unwind run");
 	CHECK(run_method("fpchain-fp", "auto", NULL, &auto_rows) == 0, "auto run");
-	CHECK(!differ(&auto_rows, &unw_rows), "auto differs from unwind at: %s",
-	      differ(&auto_rows, &unw_rows));
+	CHECK(!rows_differ(&auto_rows, &unw_rows), "auto differs from unwind at: %s",
+	      rows_differ(&auto_rows, &unw_rows));
 	for (const char *const *g = (const char *const[]){ "deep", "deep-thread", NULL }; *g; g++) {
 		CHECK(run_method("fpchain-fp", "fp", *g, &fp_rows) == 0, "fp run");
 		CHECK(run_method("fpchain-fp", "unwind", *g, &unw_rows) == 0, "unwind run");
-		CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 9, "%s: %d rows, '%s'", *g,
+		CHECK(fp_rows.n == 1 && row_frames(fp_rows.s[0]) == 9, "%s: %d rows, '%s'", *g,
 		      fp_rows.n, fp_rows.s[0]);
-		CHECK(!differ(&fp_rows, &unw_rows), "%s: fp '%s' vs unwind '%s'", *g, fp_rows.s[0],
+		CHECK(!rows_differ(&fp_rows, &unw_rows), "%s: fp '%s' vs unwind '%s'", *g, fp_rows.s[0],
 		      unw_rows.s[0]);
 	}
 	printf("    deep: %s\n", fp_rows.s[0]);
@@ -162,12 +63,12 @@ static void test_alternating_stacks(void)
 {
 	CHECK(run_method("fpchain-fp", "fp", "alternate", &fp_rows) == 0, "fp run");
 	CHECK(run_method("fpchain-fp", "unwind", "alternate", &unw_rows) == 0, "unwind run");
-	CHECK(fp_rows.n == 2 && frames(fp_rows.s[0]) == 9 && frames(fp_rows.s[1]) == 9,
+	CHECK(fp_rows.n == 2 && row_frames(fp_rows.s[0]) == 9 && row_frames(fp_rows.s[1]) == 9,
 	      "%d rows: '%s' '%s'", fp_rows.n, fp_rows.s[0], fp_rows.s[1]);
 	CHECK(strncmp(fp_rows.s[0], "alternate 4 ", 12) == 0 &&
 	      strncmp(fp_rows.s[1], "alternate 4 ", 12) == 0, "'%s' '%s'", fp_rows.s[0],
 	      fp_rows.s[1]);
-	CHECK(!differ(&fp_rows, &unw_rows), "fp '%s' vs unwind '%s'", differ(&fp_rows, &unw_rows),
+	CHECK(!rows_differ(&fp_rows, &unw_rows), "fp '%s' vs unwind '%s'", rows_differ(&fp_rows, &unw_rows),
 	      unw_rows.s[0]);
 }
 
@@ -176,12 +77,12 @@ static void test_nofp_build_falls_back(void)
 {
 	CHECK(run_method("fpchain-nofp", "unwind", NULL, &unw_rows) == 0, "unwind run");
 	CHECK(run_method("fpchain-nofp", "auto", NULL, &auto_rows) == 0, "auto run");
-	CHECK(!differ(&auto_rows, &unw_rows), "auto differs from unwind at: %s",
-	      differ(&auto_rows, &unw_rows));
+	CHECK(!rows_differ(&auto_rows, &unw_rows), "auto differs from unwind at: %s",
+	      rows_differ(&auto_rows, &unw_rows));
 	CHECK(run_method("fpchain-nofp", "fp", "deep", &fp_rows) == 0, "fp run");
 	CHECK(run_method("fpchain-nofp", "unwind", "deep", &unw_rows) == 0, "unwind run");
 	/* else this binary has a chain after all and proves nothing */
-	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) < 9 && frames(unw_rows.s[0]) == 9,
+	CHECK(fp_rows.n == 1 && row_frames(fp_rows.s[0]) < 9 && row_frames(unw_rows.s[0]) == 9,
 	      "no chain expected: fp '%s', unwind '%s'", fp_rows.s[0], unw_rows.s[0]);
 	printf("    walk alone: %s\n    fallback:   %s\n", fp_rows.s[0], unw_rows.s[0]);
 }
@@ -221,7 +122,7 @@ static void test_broken_chain(void)
 					     call_site(fp_rows.s[0], b, sizeof(b))) == 0 && *a,
 				      "%s: call sites '%s' '%s'", *g, a, b);
 				/* (a return address into other code goes on from there) */
-				CHECK(strcmp(*m, "auto") == 0 || raslot || frames(fp_rows.s[i]) <= 2,
+				CHECK(strcmp(*m, "auto") == 0 || raslot || row_frames(fp_rows.s[i]) <= 2,
 				      "%s %s: '%s'", *m, *g, fp_rows.s[i]);
 			}
 		}
@@ -239,17 +140,17 @@ static void test_signal_handlers(void)
 	for (const char *const *g = (const char *const[]){ "signal", "altstack", NULL }; *g; g++) {
 		CHECK(run_method("fpchain-nofp", "tables", *g, &tab_rows) == 0, "tables run");
 		CHECK(run_method("fpchain-nofp", "unwind", *g, &unw_rows) == 0, "unwind run");
-		CHECK(tab_rows.n == 1 && frames(tab_rows.s[0]) == 9 && !tab_rows.other_method,
+		CHECK(tab_rows.n == 1 && row_frames(tab_rows.s[0]) == 9 && !tab_rows.other_method,
 		      "%s, tables: '%s'", *g, tab_rows.s[0]);
-		CHECK(!differ(&tab_rows, &unw_rows), "%s: tables '%s', libunwind '%s'", *g,
+		CHECK(!rows_differ(&tab_rows, &unw_rows), "%s: tables '%s', libunwind '%s'", *g,
 		      tab_rows.s[0], unw_rows.s[0]);
 	}
 	CHECK(run_method("fpchain-fp", "fp", "signal", &fp_rows) == 0, "fp run");
-	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "signal: '%s'", fp_rows.s[0]);
+	CHECK(fp_rows.n == 1 && row_frames(fp_rows.s[0]) == 1, "signal: '%s'", fp_rows.s[0]);
 	CHECK(run_method("fpchain-fp", "fp", "altstack", &fp_rows) == 0, "fp run");
-	CHECK(fp_rows.n == 1 && frames(fp_rows.s[0]) == 1, "altstack: '%s'", fp_rows.s[0]);
+	CHECK(fp_rows.n == 1 && row_frames(fp_rows.s[0]) == 1, "altstack: '%s'", fp_rows.s[0]);
 	CHECK(run_method("fpchain-fp", "unwind", "altstack", &unw_rows) == 0, "unwind run");
-	CHECK(unw_rows.n == 1 && frames(unw_rows.s[0]) == 9, "altstack, libunwind: '%s'",
+	CHECK(unw_rows.n == 1 && row_frames(unw_rows.s[0]) == 9, "altstack, libunwind: '%s'",
 	      unw_rows.s[0]);
 }
 
@@ -284,10 +185,10 @@ static void test_tables_same_as_libunwind(void)
 		     m++) {
 			CHECK(run_method(*app, *m, NULL, &tab_rows) == 0, "%s: %s run", *app, *m);
 			/* (tables alone stop at a frame in the shim) */
-			CHECK(!differ(&tab_rows, &unw_rows) ||
+			CHECK(!rows_differ(&tab_rows, &unw_rows) ||
 			      (unw_rows.through_shim && !strcmp(*m, "tables")),
 			      "%s, %s: '%s' (unwind: %d rows, %s: %d)",
-			      *app, *m, differ(&tab_rows, &unw_rows), unw_rows.n, *m, tab_rows.n);
+			      *app, *m, rows_differ(&tab_rows, &unw_rows), unw_rows.n, *m, tab_rows.n);
 			CHECK(tab_rows.other_method == 0, "%s, %s: %d rows not from the tables",
 			      *app, *m, tab_rows.other_method);
 			CHECK(!loaded_libunwind() || (tab_rows.through_shim && !strcmp(*m, "auto")),

@@ -68,8 +68,10 @@ $(B)/tests/apps/throws-%: tests/apps/throws.cpp include/pmcshim.h | $(B)/tests/a
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -g -Iinclude -rdynamic $(STACK_OPT) -o $@ $< -ldl
 
 $(B)/tests/test_stack_methods: tests/test_stack_methods.c tests/runapp.c tests/runapp.h \
+		tests/stackrows.c tests/stackrows.h \
 		tests/harness.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c -ljansson
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_stack_methods.c tests/runapp.c tests/stackrows.c \
+	  -ljansson
 
 $(B)/tests/apps/cxx: tests/apps/cxx.cpp include/pmcshim.h | $(B)/tests/apps
 	$(CXX) -std=c++11 -Wall -Wextra -Werror -O1 -g -Iinclude -rdynamic -o $@ $< -ldl

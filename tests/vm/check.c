@@ -11,6 +11,7 @@
 #include "../../preload/reportfile.h"
 #include "../harness.h"
 #include "../runapp.h"
+#include "../stackrows.h"	/* tablewalk */
 
 #define INS 0		/* instructions is event 0 in every scenario */
 
@@ -467,9 +468,9 @@ static void test_fp_stack_is_libunwinds(void)
 	CHECK(*fp && strcmp(fp, unw) == 0, "frame pointers '%s', libunwind '%s'", fp, unw);
 }
 
-/* In a signal handler the walk gives way to libunwind (auto): the same
- * stack, through the signal frame (more than the handler's call site and
- * the trampoline). */
+/* In a signal handler (auto: the unwind tables read the context the
+ * kernel saved) the stack is libunwind's, through the signal frame (more
+ * than the handler's call site and the trampoline). */
 static void test_signal_handler_stack(void)
 {
 	char au[1024], unw[1024];
@@ -823,14 +824,14 @@ static void test_depth0_events(void)
 }
 
 /* hw pair at depth 8, built with frame pointers (hw) and without
- * (hw-nofp, -fomit-frame-pointer): the default stack method. */
+ * (hw-omitfp, -fomit-frame-pointer): the default stack method. */
 static void test_depth8_frame_pointers(void)
 {
 	double fp, nofp, f2 = floor_of(2, 0);
 
 	ua = "ua1";
 	fp = pair_of("pair8");
-	nofp = pair_of("pair8nofp");
+	nofp = pair_of("tw-pair8");	/* hw-omitfp, the tablewalk block's */
 	printf("    depth 8, 2 events: %.1f per pair with frame pointers (%.2fx the 2-counter "
 	       "floor), %.1f without (%.2fx; %.2fx the frame-pointer pair)\n", fp, fp / f2,
 	       nofp, nofp / f2, nofp / fp);
@@ -855,6 +856,230 @@ static void test_run_time_names(void)
 		printf("    GOAL NOT MET: run-time name from a buffer %.1f, goal <= 1.3x the "
 		       "literal form (%.1f)\n", buf, 1.3 * lit);
 }
+
+/* --- the unwind-table walk against libunwind (tablewalk) ----------------
+ * Each program of the guest's /tw-apps ran under each stack method
+ * (tw-APP-METHOD, tests/vm/init): the tables' stacks are libunwind's, row
+ * for row, on code built with and without frame pointers, with pac-ret
+ * (as the same program's without, but the offsets), through libc's qsort and (where built) C++ exceptions; the walk ends
+ * where the stack does without loading libunwind; a corrupted stack
+ * gives a short stack, never a fault. */
+
+/* The programs: the scenarios tw-APP-unwind-ua1 the guest sent back. */
+static int tw_apps(char apps[][64], int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && n < max && (e = readdir(d)) != NULL) {
+		const char *tail = strstr(e->d_name, "-unwind-ua1.out");
+
+		if (strncmp(e->d_name, "tw-", 3) == 0 && tail && !strcmp(tail, "-unwind-ua1.out"))
+			snprintf(apps[n++], 64, "%.*s", (int)(tail - e->d_name - 3), e->d_name + 3);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* APP's stacks under method, from its scenario: -1 when it did not run
+ * to its end ("APP: done", status 0: a fault would show here). */
+static int tw_rows(const char *app, const char *method, struct rows *out, int *unw_loaded)
+{
+	char scenario[128], path[4096], line[256], done[80];
+	json_t *rep;
+	int status = -1;
+	FILE *f;
+
+	snprintf(scenario, sizeof(scenario), "tw-%s-%s", app, method);
+	snprintf(path, sizeof(path), "%s/%s-%s.status", dir, scenario, ua);
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%d", &status) != 1)
+			status = -1;
+		fclose(f);
+	}
+	snprintf(done, sizeof(done), "%.*s: done", (int)strcspn(app, "-"), app);
+	if (status != 0 || out_line(scenario, done, line, sizeof(line)) != 0 ||
+	    !(rep = load(scenario, 0))) {
+		printf("    %s (%s): status %d\n", app, method, status);
+		return -1;
+	}
+	rows_collect(rep, NULL, method, out);
+	*unw_loaded = strstr(line, "libunwind loaded: yes") != NULL;
+	json_decref(rep);
+	return 0;
+}
+
+/* The rows of region in a list, into out. */
+static void tw_region(const struct rows *all, const char *region, struct rows *out)
+{
+	size_t len = strlen(region);
+
+	out->n = 0;
+	for (int i = 0; i < all->n; i++)
+		if (!strncmp(all->s[i], region, len) && all->s[i][len] == ' ')
+			memcpy(out->s[out->n++], all->s[i], ROW_LEN);
+}
+
+static struct rows tw_unw, tw_tab, tw_a;
+
+/* A row's first frame (the call site), "module+offset", into buf. */
+static const char *tw_site(const char *row, char *buf, size_t len)
+{
+	const char *p = strchr(row, ' ');	/* "region calls frame ..." */
+
+	p = p ? strchr(p + 1, ' ') : NULL;
+	snprintf(buf, len, "%.*s", p ? (int)strcspn(p + 1, " ") : 0, p ? p + 1 : "");
+	return buf;
+}
+
+/* fpchain's corrupted frames: every call recorded at its one call site
+ * (a stack cut short where a word is garbage, or one that goes on through
+ * other code where a return address is, never a fault). */
+static void tw_corrupted(const char *app, const char *method)
+{
+	static const struct { const char *region; int calls; } regions[] = {
+		{ "slot", 6 }, { "gpreg", 6 }, { "raslot", 8 },
+	};
+	char a[256], b[256];
+
+	for (size_t k = 0; k < sizeof(regions) / sizeof(regions[0]); k++) {
+		long long calls = 0;
+
+		tw_region(&tw_tab, regions[k].region, &tw_a);
+		for (int i = 0; i < tw_a.n; i++) {
+			calls += atoll(strchr(tw_a.s[i], ' ') + 1);
+			CHECK(*tw_site(tw_a.s[i], a, sizeof(a)) &&
+			      !strcmp(a, tw_site(tw_a.s[0], b, sizeof(b))),
+			      "%s, %s: call sites '%s' '%s'", app, method, a, b);
+		}
+		CHECK(calls == regions[k].calls, "%s, %s: %s calls %lld", app, method,
+		      regions[k].region, calls);
+	}
+}
+
+/* fpchain under auto and tables: no fault, the corrupted frames' calls
+ * at their call sites, the deep stack whole and the same under both.
+ * libunwind is no reference here: on arm64 it faults on these stacks
+ * (its status is printed). */
+static void tw_corrupted_runs(const char *app)
+{
+	static struct rows deep_auto;
+	int loaded;
+
+	if (tw_rows(app, "unwind", &tw_unw, &loaded) != 0)
+		printf("    (libunwind alone on %s: the run above)\n", app);
+	for (const char *const *m = (const char *const[]){ "auto", "tables", NULL }; *m; m++) {
+		if (tw_rows(app, *m, &tw_tab, &loaded) != 0) {
+			CHECK(0, "%s: %s run (a fault?)", app, *m);
+			continue;
+		}
+		tw_corrupted(app, *m);
+		tw_region(&tw_tab, "deep", &tw_a);
+		CHECK(tw_a.n == 1 && row_frames(tw_a.s[0]) == 9 && tw_tab.other_method == 0,
+		      "%s, %s: deep '%s', %d rows not from the tables", app, *m,
+		      tw_a.n ? tw_a.s[0] : "", tw_tab.other_method);
+		if (**m == 'a')
+			deep_auto = tw_a;
+		else
+			CHECK(!rows_differ(&tw_a, &deep_auto), "%s: deep differs", app);
+	}
+}
+
+static void test_tablewalk_same_as_libunwind(void)
+{
+	char apps[32][64];
+	int n = tw_apps(apps, 32), loaded, by_tables = 0, rows = 0;
+
+	if (n == 0) {
+		SKIP("no tablewalk scenarios (tests/vm/init)");
+		return;
+	}
+	for (int a = 0; a < n; a++) {
+		if (strncmp(apps[a], "fpchain", 7) == 0) {
+			tw_corrupted_runs(apps[a]);
+			continue;
+		}
+		/* pac-ret: libunwind's stacks of the same program without */
+		size_t len = strlen(apps[a]);
+		int pac = len > 4 && !strcmp(apps[a] + len - 4, "-pac");
+		char ref[64];
+
+		snprintf(ref, sizeof(ref), "%.*s", (int)(pac ? len - 4 : len), apps[a]);
+		if (pac && tw_rows(apps[a], "unwind", &tw_unw, &loaded) == 0)
+			printf("    libunwind alone on %s: %s\n", apps[a], tw_unw.n ? tw_unw.s[0] : "");
+		if (tw_rows(ref, "unwind", &tw_unw, &loaded) != 0) {
+			CHECK(0, "%s: unwind run", ref);
+			continue;
+		}
+		CHECK(loaded, "%s: libunwind not loaded for method unwind", ref);
+		CHECK(tw_unw.n >= 6, "%s: %d rows", ref, tw_unw.n);
+		if (pac)
+			rows_shape(&tw_unw, ref, ref);
+		for (const char *const *m = (const char *const[]){ "auto", "tables", NULL }; *m;
+		     m++) {
+			const char *d;
+
+			if (tw_rows(apps[a], *m, &tw_tab, &loaded) != 0) {
+				CHECK(0, "%s: %s run", apps[a], *m);
+				continue;
+			}
+			if (pac)
+				rows_shape(&tw_tab, apps[a], ref);
+			d = rows_differ(&tw_tab, &tw_unw);
+			CHECK(!d, "%s, %s: '%s' (unwind: %d rows, %s: %d)", apps[a], *m, d,
+			      tw_unw.n, *m, tw_tab.n);
+			CHECK(tw_tab.other_method == 0, "%s, %s: %d rows not from the tables",
+			      apps[a], *m, tw_tab.other_method);
+			CHECK(!loaded, "%s, %s: libunwind loaded", apps[a], *m);
+			by_tables += tw_tab.n - tw_tab.other_method;
+			rows += tw_tab.n;
+		}
+	}
+	printf("    %d programs; under auto and tables %d of %d rows by the tables, all as "
+	       "libunwind's\n", n, by_tables, rows);
+}
+
+/* The unit test of the rules (tests/test_cfi.c), cross-built, run in the
+ * guest: its arm64 call frame information. */
+static void test_tablewalk_rules(void)
+{
+	char line[256];
+	int passed = 0, failed = -1, skipped = -1;
+
+	if (out_line("tw-unit-cfi", "cfi: ", line, sizeof(line)) != 0) {
+		SKIP("no tw-unit-cfi output (tests/vm/init)");
+		return;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	printf("    in the guest: %s\n", line);
+	CHECK(sscanf(line, "cfi: %d passed, %d failed, %d skipped", &passed, &failed,
+		     &skipped) == 3 && passed == 2 && failed == 0 && skipped == 0, "'%s'", line);
+}
+
+/* The depth-8 pair without frame pointers: through the tables (auto) and
+ * through libunwind; the stacks are the same. */
+static void test_tablewalk_pair_cost(void)
+{
+	double pair, flo, upair, uflo;
+	long long k = pair_cost("tw-cost8"), ku = pair_cost("tw-cost8u");
+	char tab[1024], unw[1024];
+
+	if (pair_line("tw-pair8", &pair, &flo) != 0 || pair_line("tw-pair8u", &upair, &uflo) != 0) {
+		SKIP("no tablewalk pair scenarios (tests/vm/init)");
+		return;
+	}
+	printf("    depth 8, 2 events, no frame pointers: %.1f instructions per pair by the "
+	       "unwind tables, %.1f by libunwind; hand-written floor %.1f\n", pair, upair, flo);
+	printf("    an empty pair inside a region, depth 8, no frame pointers: %lld (%lld with "
+	       "libunwind)\n", k, ku);
+	CHECK(pair > 0 && upair > pair && k > 0 && ku > k, "exact counts, the tables cheaper");
+	stack_of("tw-cost8", "empty", tab, sizeof(tab));
+	stack_of("tw-cost8u", "empty", unw, sizeof(unw));
+	CHECK(*tab && strcmp(tab, unw) == 0, "tables '%s', libunwind '%s'", tab, unw);
+}
+/* --- end tablewalk */
 
 int main(int argc, char **argv)
 {
@@ -893,5 +1118,10 @@ int main(int argc, char **argv)
 	RUN(test_native_names_listed);
 	RUN(test_multiplexing);
 	RUN(test_region_coverage);
+	ua = "";
+	RUN(test_tablewalk_rules);
+	ua = "ua1";
+	RUN(test_tablewalk_same_as_libunwind);
+	RUN(test_tablewalk_pair_cost);
 	return t_done("vm");
 }

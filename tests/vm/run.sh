@@ -30,10 +30,44 @@ mkdir -p "$W/cache" "$W/x"
 make -s CROSS=$X $XB/libpmcshim.so $XB/pmcshim >/dev/null || die "cross build of the shim failed"
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
-# The same without frame pointers: the depth-8 pair where the frame-pointer
-# walk cannot be used.
+
+# --- the unwind-table walk against libunwind (tablewalk): the host's
+# differential suite's programs (tests/tests.mk), cross-built: mixed.c at
+# -O0/-O2/-O3 with (-fp) and without frame pointers, -O2 also with
+# pac-ret (-pac: return addresses signed, negate_ra_state in the tables;
+# compared with the -O2 build's stacks, frame for frame but the offsets:
+# libunwind 1.6 does not strip the signatures),
+# fpchain.c (corrupted stacks), throws.cpp where there is an arm64 g++
+# (its libstdc++ linked in: the guest has none); hw.c without frame
+# pointers for the depth-8 pair cost (hw-omitfp).
+TW_FLAGS="-std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -g -Iinclude -pthread -rdynamic"
+TW_APPS=
+tw_build() {	# NAME SOURCE FLAGS...
+	name=$1 src=$2; shift 2
+	case $src in
+	*.cpp) ${X}g++ -std=c++11 -Wall -Wextra -Werror -g -Iinclude -rdynamic \
+		-static-libstdc++ -static-libgcc "$@" -o "$W/$name" "$src" -ldl ;;
+	*) ${X}gcc $TW_FLAGS "$@" -o "$W/$name" "$src" -ldl ;;
+	esac || die "cross build of $name failed"
+	TW_APPS="$TW_APPS $name"
+}
+for o in O0 O2 O3; do
+	tw_build mixed-$o tests/apps/mixed.c -$o -fomit-frame-pointer
+	tw_build mixed-$o-fp tests/apps/mixed.c -$o -fno-omit-frame-pointer
+done
+tw_build mixed-O2-pac tests/apps/mixed.c -O2 -fomit-frame-pointer -mbranch-protection=standard
+tw_build fpchain-fp tests/apps/fpchain.c -O2 -fno-omit-frame-pointer
+if command -v ${X}g++ >/dev/null 2>&1; then
+	tw_build throws-O2 tests/apps/throws.cpp -O2 -fomit-frame-pointer
+	tw_build throws-O2-pac tests/apps/throws.cpp -O2 -fomit-frame-pointer \
+		-mbranch-protection=standard
+else
+	echo "(no ${X}g++: the C++ program is not in the tablewalk differential)"
+fi
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -fomit-frame-pointer -Iinclude -pthread \
-	-o "$W/hw-nofp" tests/vm/guest/hw.c || die "cross build of hw.c without frame pointers failed"
+	-o "$W/hw-omitfp" tests/vm/guest/hw.c || die "cross build of hw-omitfp failed"
+make -s CROSS=$X $XB/tests/test_cfi >/dev/null || die "cross build of test_cfi failed"
+# --- end tablewalk
 
 # Debian's arm64 packages, downloaded once.
 fetch() {
@@ -63,7 +97,10 @@ cp "$W/x/bin/busybox" "$R/bin/"
 cp -a "$W/x/lib/ld-linux-aarch64.so.1" "$R/lib/"
 cp -a "$W/x/$L/." "$R/$L/"			# glibc, liblzma (libunwind's)
 cp -a "$W"/x/usr/$L/libunwind.so.8* "$W"/x/usr/$L/libpfm.so.4* "$R/usr/$L/"	# dlopen()ed
-cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$W/hw-nofp" "$R/"
+cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
+for a in $TW_APPS hw-omitfp; do cp "$W/$a" "$R/"; done	# tablewalk
+cp "$XB/tests/test_cfi" "$R/"				# tablewalk
+echo "$TW_APPS" > "$R/tw-apps"				# tablewalk
 install -m 755 tests/vm/init "$R/init"
 # VM_ONLY=PREFIX runs only the scenarios whose names start with it (while
 # working on one thing; the checks of the others then fail).

@@ -2,8 +2,9 @@
 # of `make test` on the host build; `make test-vm` runs it alone.
 ifeq ($(CROSS),)
 $(B)/tests/vm_check: tests/vm/check.c tests/runapp.c tests/runapp.h tests/harness.h \
+		tests/stackrows.c tests/stackrows.h \
 		preload/reportfile.c preload/reportfile.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c preload/reportfile.c -ljansson -lm
+	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c tests/stackrows.c preload/reportfile.c -ljansson -lm
 
 TEST_BINS += $(B)/tests/vm_check
 EXTRA_SUITES += vm=sh+tests/vm/run.sh

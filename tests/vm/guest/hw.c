@@ -304,9 +304,8 @@ __attribute__((noinline)) static void nest_then(int depth, void (*fn)(void))
 	__asm__ __volatile__("" ::: "memory");
 }
 
-/* A marker in a signal handler raised NEST frames deep: the walk must
- * stop at the vDSO's sigreturn trampoline and leave the stack to
- * libunwind, which reads the signal frame. */
+/* A marker in a signal handler raised NEST frames deep: the walk goes
+ * on past the vDSO's sigreturn trampoline through the signal frame. */
 static void on_signal(int sig)
 {
 	(void)sig;
