@@ -40,6 +40,10 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* A snapshot's index, made safe for arch_read_pmc_slot once. */
+#define arch_pmc_slot(idx) (idx)
+#define arch_read_pmc_slot arch_read_pmc
+
 #elif defined(__aarch64__)
 
 #define ARCH_TICKS_NAME "cntvct"
@@ -92,9 +96,11 @@ static inline void arch_barrier(void)
 #define ARCH_SLOT_SHIFT "3"
 #endif
 #define ARCH_PMEV(n) ARCH_SLOT("pmevcntr" #n "_el0")
-static inline __attribute__((always_inline)) uint64_t arch_read_pmc(uint32_t idx)
+/* slot: arch_pmc_slot(idx), taken when the snapshot was (counters.c):
+ * the marker's reads need not mask it again. */
+static inline __attribute__((always_inline)) uint64_t arch_read_pmc_slot(uint32_t slot)
 {
-	uint64_t v, slot;
+	uint64_t v, at;
 
 	__asm__ __volatile__(
 		"adr %1, 1f\n\t"
@@ -109,9 +115,19 @@ static inline __attribute__((always_inline)) uint64_t arch_read_pmc(uint32_t idx
 		ARCH_PMEV(25) ARCH_PMEV(26) ARCH_PMEV(27) ARCH_PMEV(28) ARCH_PMEV(29)
 		ARCH_PMEV(30) ARCH_SLOT("pmccntr_el0")
 		"2:"
-		: "=&r"(v), "=&r"(slot)
-		: "r"(idx & 31));
+		: "=&r"(v), "=&r"(at)
+		: "r"(slot));
 	return v;
+}
+
+static inline uint32_t arch_pmc_slot(uint32_t idx)
+{
+	return idx & 31;
+}
+
+static inline __attribute__((always_inline)) uint64_t arch_read_pmc(uint32_t idx)
+{
+	return arch_read_pmc_slot(arch_pmc_slot(idx));
 }
 #undef ARCH_PMEV
 #undef ARCH_SLOT
@@ -154,6 +170,9 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 	(void)idx;
 	return 0;
 }
+
+#define arch_pmc_slot(idx) (idx)
+#define arch_read_pmc_slot arch_read_pmc
 
 #endif
 

@@ -246,6 +246,7 @@ static int retake(struct counters *c)
 			c->slow |= COUNTERS_SLOW_SNAP;
 			return -1;
 		}
+		c->fast[k].idx = arch_pmc_slot(c->fast[k].idx);	/* the reads' form */
 		if (c->fast[k].shift != 0)
 			wide = 0;
 	}

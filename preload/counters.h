@@ -128,10 +128,10 @@ static inline __attribute__((always_inline)) int counters_read_snaps(const struc
 #pragma GCC unroll 9	/* whole where n is a constant: the asm looks large to GCC */
 	for (int k = 0; k < n && k < EVENTS_MAX; k++) {
 		if (wide) {
-			vals[k] = selfread_snap_count_wide(&s[k], arch_read_pmc);
+			vals[k] = selfread_snap_count_wide(&s[k], arch_read_pmc_slot);
 			continue;
 		}
-		vals[k] = selfread_snap_count(&s[k], arch_read_pmc);
+		vals[k] = selfread_snap_count(&s[k], arch_read_pmc_slot);
 		selfread_barrier();
 		moved |= selfread_snap_moved(&s[k]);
 	}

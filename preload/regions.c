@@ -47,11 +47,11 @@ void regions_release(struct region_state *rs)
 {
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
-	rs->frames = NULL;
+	rs->frames = rs->top = rs->frames_last = NULL;
 	rs->open_site = NULL;
 	rs->slots = NULL;
 	rs->errors = NULL;
-	rs->frames_cap = rs->slots_cap = rs->nframes = 0;
+	rs->frames_cap = rs->slots_cap = 0;
 	memset(rs->names, 0, sizeof(rs->names));	/* refused copies were in the arena */
 }
 
@@ -154,10 +154,26 @@ static int grow_zeroed(struct arena *a, void **array, uint32_t *cap, size_t item
  * frames[0] is the thread's root: the parent of outermost regions, so
  * that closing one charges a parent without a test for one (what the
  * root gathers is never read). */
+static inline uint32_t open_count(const struct region_state *rs)
+{
+	return rs->frames ? (uint32_t)(rs->top - rs->frames) : 0;
+}
+
 static int grow_frames(struct region_state *rs)
 {
-	return grow_zeroed(&rs->arena, (void **)&rs->frames, &rs->frames_cap,
-			   sizeof(struct frame), rs->nframes + 1, FRAMES_MAX + 1);
+	uint32_t n = open_count(rs);
+
+	if (grow_zeroed(&rs->arena, (void **)&rs->frames, &rs->frames_cap,
+			sizeof(struct frame), n + 1, FRAMES_MAX + 1))
+		return -1;
+	rs->top = rs->frames + n;
+	rs->frames_last = rs->frames + rs->frames_cap - 1;
+	return 0;
+}
+
+uint32_t regions_open_count(const struct region_state *rs)
+{
+	return open_count(rs);
 }
 
 /* The k-th open region, from the outermost (0). */
@@ -202,7 +218,7 @@ static void begin_dropped(struct region_state *rs, uint32_t id)
  * (or begins are being dropped): make_room must run first. */
 static inline int short_of_room(const struct region_state *rs, uint32_t id)
 {
-	return rs->overflow || rs->nframes + 1 >= rs->frames_cap || id >= rs->slots_cap;
+	return rs->overflow || !rs->frames || rs->top >= rs->frames_last || id >= rs->slots_cap;
 }
 
 /* Room for one more frame and for region id's activation count; 0 when
@@ -211,7 +227,7 @@ static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t
 {
 	int saved = errno, ok = 1;
 
-	if (rs->overflow || (rs->nframes + 1 >= rs->frames_cap && grow_frames(rs)) ||
+	if (rs->overflow || ((!rs->frames || rs->top >= rs->frames_last) && grow_frames(rs)) ||
 	    (id >= rs->slots_cap && grow_slots(rs, id))) {
 		begin_dropped(rs, id);
 		ok = 0;
@@ -226,7 +242,7 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 								 struct rf_site *site,
 								 uint32_t id, int nv)
 {
-	struct frame *f = &rs->frames[++rs->nframes];
+	struct frame *f = ++rs->top;
 
 	f->site = site;
 	rs->open_site = site;
@@ -303,7 +319,7 @@ static inline __attribute__((always_inline)) void begin_warm(struct region_state
 	struct rf_site *s;
 	struct frame *f;
 
-	if (unlikely(rs->depth || rs->nframes + 1 >= rs->frames_cap ||
+	if (unlikely(rs->depth || rs->top >= rs->frames_last ||
 		     !(s = sites_cached_last(&rs->sites, &rs->slots[id].last, id, caller,
 					     rs->open_site)))) {
 		slow(rs, c, id, caller);
@@ -459,7 +475,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 							    const struct frame_times *times,
 							    int nv)
 {
-	struct frame *f = &rs->frames[rs->nframes--];
+	struct frame *f = rs->top--;
 	struct frame *parent = f - 1;	/* the root, for an outermost region */
 	struct rf_site *s = f->site;
 	uint64_t whole = f->outer ? UINT64_MAX : 0;	/* recursion adds nothing to incl */
@@ -490,7 +506,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 /* Drop the top frame unmeasured. */
 static void drop_top(struct region_state *rs)
 {
-	struct frame *f = &rs->frames[rs->nframes--];
+	struct frame *f = rs->top--;
 
 	rs->open_site = f[-1].site;
 	rs->slots[f->region].open--;
@@ -500,7 +516,7 @@ static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, ui
 						     const uint64_t *now,
 						     const struct frame_times *times)
 {
-	uint32_t k = rs->nframes;
+	uint32_t k = open_count(rs);
 
 	while (k > 0 && frame_at(rs, k - 1)->region != id)
 		k--;
@@ -509,8 +525,8 @@ static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, ui
 		return;
 	}
 	regions_record_error(rs, RF_ERR_END_MISMATCH, id,
-			     frame_at(rs, rs->nframes - 1)->region, 1);
-	while (rs->nframes > k)
+			     rs->top->region, 1);
+	while (open_count(rs) > k)
 		drop_top(rs);
 	close_top(rs, now, times, rs->nv);
 }
@@ -520,7 +536,7 @@ static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, ui
  * inside the parent. */
 static void fold_top(struct region_state *rs)
 {
-	struct frame *f = &rs->frames[rs->nframes--];
+	struct frame *f = rs->top--;
 	struct frame *parent = f - 1;
 
 	parent->children += f->children;
@@ -545,10 +561,9 @@ static void end_measured(struct region_state *rs, struct counters *c, uint32_t i
 			rewarm(rs);
 		return;
 	}
-	if (rs->nframes && rs->frames[rs->nframes].region == id &&
-	    now[0] - rs->frames[rs->nframes].start[0] < fold)
+	if (open_count(rs) && rs->top->region == id && now[0] - rs->top->start[0] < fold)
 		fold_top(rs);
-	else if (rs->nframes && rs->frames[rs->nframes].region == id)
+	else if (open_count(rs) && rs->top->region == id)
 		close_top(rs, now, t, rs->nv);
 	else
 		end_unbalanced(rs, id, now, t);
@@ -571,7 +586,7 @@ static inline __attribute__((always_inline)) void end_warm(struct region_state *
 	uint64_t now[VALUES_MAX];
 
 	if (unlikely(!read_values_warm(c, now, nv, wide) ||
-		     rs->frames[rs->nframes].region != id)) {
+		     rs->top->region != id)) {
 		end_slow(rs, c, id);
 		return;
 	}
@@ -959,8 +974,8 @@ void regions_finish(struct region_state *rs, struct counters *c)
 	if (dropped)
 		regions_record_error(rs, RF_ERR_REENTRANT, 0, 0, dropped);
 	read_values(rs, c, now, &times);
-	while (rs->nframes > 0) {
-		uint32_t id = frame_at(rs, rs->nframes - 1)->region;
+	while (open_count(rs) > 0) {
+		uint32_t id = rs->top->region;
 
 		/* a function the program left by exit(): it ends there */
 		if (names_source(id) == RF_FROM_FUNCTIONS) {
@@ -991,7 +1006,7 @@ void regions_reset_record(struct rf_record *r, uint32_t thread)
 void regions_after_fork(struct region_state *rs, struct counters *c)
 {
 	__atomic_store_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
-	for (uint32_t k = 0; k < rs->nframes; k++) {
+	for (uint32_t k = 0; k < open_count(rs); k++) {
 		struct frame *f = frame_at(rs, k);
 		memset(f->start, 0, sizeof(f->start));
 		memset(f->child, 0, sizeof(f->child));

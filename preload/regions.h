@@ -74,11 +74,14 @@ struct region_state {
 	int coverage;			/* events multiplexed: keep enabled/running */
 	int careful;			/* serialize || coverage: not the plain read */
 	int depth;			/* frames above the call site */
-	struct frame *frames;		/* [0] the root, [1..nframes] open */
-	struct rf_site *open_site;	/* frames[nframes].site (NULL: none open), the
+	struct frame *frames;		/* [0] the root, then the open regions */
+	struct frame *top;		/* the innermost open (the root: none), kept as
+					 * a pointer: no multiply at each marker */
+	struct frame *frames_last;	/* frames[frames_cap - 1]: room while top is below */
+	struct rf_site *open_site;	/* top->site (NULL: none open), the
 					 * parent of a begin: kept apart so that the warm
 					 * begin reads it without the frame's address */
-	uint32_t nframes, frames_cap;
+	uint32_t frames_cap;
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */
 	uint64_t reentrant;		/* markers dropped while busy (atomic) */
@@ -130,6 +133,9 @@ void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller);
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
+
+/* How many regions the thread has open. */
+uint32_t regions_open_count(const struct region_state *rs);
 
 /* Thread end: regions still open become errors (functions still open,
  * left by exit() or the thread's end, end now: c reads the values), and

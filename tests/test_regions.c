@@ -116,7 +116,7 @@ static void test_nesting_exclusive(void)
 	CHECK(o->v[0].excl + i->v[0].incl == o->v[0].incl, "outer excl + inner incl == outer incl");
 	CHECK(i->v[0].excl == i->v[0].incl, "leaf: excl == incl");
 	CHECK(o->v[0].min <= o->v[0].max && o->v[0].min * 5 <= o->v[0].incl, "min/max");
-	CHECK(rs.nframes == 0 && rs.errors == NULL, "balanced");
+	CHECK(regions_open_count(&rs) == 0 && rs.errors == NULL, "balanced");
 }
 
 static void test_recursion_not_double_counted(void)
@@ -159,7 +159,7 @@ static void test_function_open_at_end(void)
 	CHECK(find(f, 0x50) && find(f, 0x50)->calls == 1, "the function ends, measured");
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, f) == 0, "the function is no error");
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, m) == 1, "the marker left open is");
-	CHECK(rs.nframes == 0, "nothing left open");
+	CHECK(regions_open_count(&rs) == 0, "nothing left open");
 }
 
 static void test_unbalanced(void)
@@ -183,7 +183,7 @@ static void test_unbalanced(void)
 	CHECK(!find_in(b, 0x20, find(a, 0x10)) || find_in(b, 0x20, find(a, 0x10))->calls == 0,
 	      "b not measured");
 	CHECK(find(good, 0x30)->calls == 1, "later regions fine");
-	CHECK(rs.nframes == 0, "nothing left open");
+	CHECK(regions_open_count(&rs) == 0, "nothing left open");
 }
 
 static void test_sites_split_by_call_site(void)
@@ -250,7 +250,7 @@ static void test_nesting_limit(void)
 	      sites_count(&rs.sites) == FRAMES_MAX, "%zu nodes", sites_count(&rs.sites));
 	regions_begin(&rs, &none, huge, 0x900);
 	regions_end(&rs, &none, huge);
-	CHECK(error_count(RF_ERR_TOO_DEEP, huge) == 1 && rs.nframes == 0 && rs.overflow == 0,
+	CHECK(error_count(RF_ERR_TOO_DEEP, huge) == 1 && regions_open_count(&rs) == 0 && rs.overflow == 0,
 	      "id 2^31: begin dropped and counted, its end too");
 }
 
@@ -300,7 +300,7 @@ static void test_long_name_in_buffer(void)
 	regions_end_name(&rs, &none, buf);
 	shorter = find(names_intern(buf, NULL), 0x780);
 	CHECK(shorter && shorter != cut && shorter->calls == 1, "a shorter text is another name");
-	CHECK(rs.nframes == 0 && rs.overflow == 0, "nothing left open");
+	CHECK(regions_open_count(&rs) == 0 && rs.overflow == 0, "nothing left open");
 }
 
 static char writable_text[] = "writable";
@@ -402,7 +402,7 @@ static void test_refused_name_cached(void)
 		regions_end_name(&rs, &none, buf);
 	}
 	CHECK(*dropped - before == 6, "dropped %llu, want 6", (unsigned long long)(*dropped - before));
-	CHECK(rs.nframes == 0 && rs.overflow == 0, "nothing left open");
+	CHECK(regions_open_count(&rs) == 0 && rs.overflow == 0, "nothing left open");
 	strcpy(buf, "alpha");
 	regions_begin_name(&rs, &none, buf, 0x800);
 	regions_end_name(&rs, &none, buf);
