@@ -275,11 +275,13 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 
 	if (short_of_room(rs, id) && !make_room(rs, id))
 		goto out;
-	if (id - 1u >= rs->warm_ids)
+	if (id - 1u >= rs->warm_ids && !rs->careful)	/* careful: never warm */
 		rewarm(rs);
 	/* the walk starts here: the frames below are the shim's own */
-	s = sites_lookup(&rs->sites, id, caller, rs->open_site,
-			 (uintptr_t)__builtin_frame_address(0));
+	if (rs->depth || !(s = sites_cached_last(&rs->sites, &rs->slots[id].last, id, caller,
+						   rs->open_site)))
+		s = sites_lookup(&rs->sites, id, caller, rs->open_site,
+				 (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -718,7 +720,9 @@ static inline __attribute__((always_inline)) void entry_begin(uint32_t id, uintp
 
 	if (likely(rs && id - 1u < rs->warm_ids)) {
 		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
-	} else {	/* a new id, to check; begins being dropped; other reads */
+	} else if (rs && names_issued_id(id)) {	/* begins being dropped, other reads */
+		rs->markers->begin_in(rs, rs->counters, id, caller);
+	} else {	/* an id to check (under the names lock), the setup */
 		if (rs)
 			guard_leave();
 		entry_cold.begin(id, caller);
@@ -731,6 +735,8 @@ static inline __attribute__((always_inline)) void entry_end(uint32_t id, int nv,
 
 	if (likely(rs && id - 1u < rs->warm_ids)) {
 		end_warm(rs, rs->counters, id, nv, wide);
+	} else if (rs && names_issued_id(id)) {
+		rs->markers->end_in(rs, rs->counters, id);
 	} else {
 		if (rs)
 			guard_leave();
@@ -753,6 +759,8 @@ static inline __attribute__((always_inline)) void entry_begin_name(const char *n
 		id = name_id_by_text(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
 		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
+	else if (id)	/* begins being dropped, other reads */
+		rs->markers->begin_in(rs, rs->counters, id, caller);
 	else
 		begin_name_lookup(rs, name, caller);
 }
@@ -771,6 +779,8 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 		id = name_id_by_text(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
 		end_warm(rs, rs->counters, id, nv, wide);
+	else if (id)
+		rs->markers->end_in(rs, rs->counters, id);
 	else
 		end_name_lookup(rs, name);
 }
