@@ -404,7 +404,6 @@ static void shim_setup(int argc, char **argv)
 	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
 			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
-	threads_calibrate();
 	errno = saved;
 }
 
