@@ -286,5 +286,6 @@ void functions_setup(const char *spec)
 {
 	char why[256];
 
-	funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
+	if (spec && *spec)	/* else filter stays as it is, off */
+		funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
 }
