@@ -392,7 +392,6 @@ static void shim_setup(int argc, char **argv)
 	/* Depth 0 needs no unwinder: the call site is the return address. */
 	if (config.stack_depth > 0 && stacks_init(config.stack_method, why, sizeof(why)) != 0)
 		log_notice("call-site stacks reduced to the call site: %s", why);
-	modules_record_all();
 	guard_leave();
 	threads_init(&config, status);
 	guard_enter();
