@@ -17,16 +17,15 @@
 static __thread uintptr_t stack_lo, stack_hi;
 
 extern void *__libc_stack_end;	/* glibc's, ld.so's: the initial stack pointer */
-static pthread_t main_self;	/* the main thread, when fpwalk_init ran on it */
-static int main_known;
+/* Set on the main thread when fpwalk_init ran on it; a thread's copy
+ * starts clear (a fork child of another thread runs on that thread's
+ * stack, with its copy). Thread-local: no page of its own to touch. */
+static __thread int main_thread;
 
 void fpwalk_init(void)
 {
 	codemap_init();
-	if (gettid() == getpid()) {
-		main_self = pthread_self();
-		main_known = 1;
-	}
+	main_thread = gettid() == getpid();
 }
 
 static int hex_digit(char c)
@@ -82,9 +81,8 @@ static int main_stack(uintptr_t *lo, uintptr_t *hi)
 	uintptr_t top = (end & -page) + page, to, below, size;
 	struct rlimit rl;
 
-	/* (a fork child of another thread runs on that thread's stack) */
-	if (!main_known || !pthread_equal(pthread_self(), main_self) ||
-	    getrlimit(RLIMIT_STACK, &rl) != 0 || mapping_of(end, &to, &below) != 0)
+	if (!main_thread || getrlimit(RLIMIT_STACK, &rl) != 0 ||
+	    mapping_of(end, &to, &below) != 0)
 		return -1;
 	size = ((uintptr_t)rl.rlim_cur - (to - top)) & -page;
 	if (size > top - below)
