@@ -553,11 +553,12 @@ static size_t calibrated_threads(json_t *rep, size_t *n)
 	return with;
 }
 
-/* The calibration runs at the application's first region name, not at
- * setup: a program that names none has none; otherwise every thread
- * record has it, those published before it ran too (lazy's main thread
- * never marks; its lazily set up thread names the region before it is set
- * up, and calibrates at its setup). */
+/* The calibration runs at the application's first region name, and the
+ * module list is read at the first recorded address, not at setup: a
+ * program that names no region has neither; otherwise every thread
+ * record has the calibration, those published before it ran too (lazy's
+ * main thread never marks; its lazily set up thread names the region
+ * before it is set up, and calibrates at its setup). */
 static void test_calibration_at_first_name(void)
 {
 	const char *env[] = { QUIET, NULL };
@@ -566,10 +567,14 @@ static void test_calibration_at_first_name(void)
 	EXPECT_RAN(r, "backtrace", NULL, env, 1);
 	with = calibrated_threads(r.report[0], &n);
 	CHECK(n == 1 && with == 0, "no region named: %zu of %zu threads calibrated", with, n);
+	CHECK(json_array_size(json_object_get(r.report[0], "modules")) == 0,
+	      "no address recorded: no module list");
 	runapp_free(&r);
 	EXPECT_RAN(r, "lazy", NULL, env, 1);
 	with = calibrated_threads(r.report[0], &n);
 	CHECK(n == 2 && with == 2, "%zu of %zu threads calibrated", with, n);
+	CHECK(json_array_size(json_object_get(r.report[0], "modules")) >= 2,
+	      "the module list, read at the first stack");
 }
 
 /* Symbol of frame k of the stack of region's first row in thread. */
