@@ -17,15 +17,19 @@
 static __thread uintptr_t stack_lo, stack_hi;
 
 extern void *__libc_stack_end;	/* glibc's, ld.so's: the initial stack pointer */
-/* Set on the main thread when fpwalk_init ran on it; a thread's copy
- * starts clear (a fork child of another thread runs on that thread's
- * stack, with its copy). Thread-local: no page of its own to touch. */
-static __thread int main_thread;
+/* The main thread, when fpwalk_init ran on it (not thread-local: a
+ * variable more there moves the others, and the calibration's exact
+ * count in the arm64 guest with them, by an instruction). */
+static pthread_t main_self;
+static int main_known;
 
 void fpwalk_init(void)
 {
 	codemap_init();
-	main_thread = gettid() == getpid();
+	if (gettid() == getpid()) {
+		main_self = pthread_self();
+		main_known = 1;
+	}
 }
 
 static int hex_digit(char c)
@@ -81,8 +85,9 @@ static int main_stack(uintptr_t *lo, uintptr_t *hi)
 	uintptr_t top = (end & -page) + page, to, below, size;
 	struct rlimit rl;
 
-	if (!main_thread || getrlimit(RLIMIT_STACK, &rl) != 0 ||
-	    mapping_of(end, &to, &below) != 0)
+	/* (a fork child of another thread runs on that thread's stack) */
+	if (!main_known || !pthread_equal(pthread_self(), main_self) ||
+	    getrlimit(RLIMIT_STACK, &rl) != 0 || mapping_of(end, &to, &below) != 0)
 		return -1;
 	size = ((uintptr_t)rl.rlim_cur - (to - top)) & -page;
 	if (size > top - below)
