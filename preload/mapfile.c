@@ -22,6 +22,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION; not the header's load-time look-up */
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
