@@ -26,6 +26,7 @@
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "names.h"
 #include "fds.h"
 #include "log.h"
 #include "sigbus.h"
@@ -859,7 +860,7 @@ void mapfile_finish(uint32_t state, const char *target)
 
 	if (!h)
 		return;
-	clock_calibrate();
+	clock_calibrate(__atomic_load_n(&names_issued, __ATOMIC_RELAXED) != 0);
 	if (target)
 		copy(h->exec_target, sizeof(h->exec_target), target);
 	h->end_real_ns = clock_real_ns();
