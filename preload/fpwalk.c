@@ -16,7 +16,9 @@
  * unknown (every walk then fails and libunwind answers). */
 static __thread uintptr_t stack_lo, stack_hi;
 
-extern void *__libc_stack_end;	/* glibc's, ld.so's: the initial stack pointer */
+/* glibc's (ld.so's): the initial stack pointer; weak, as any libc may
+ * not have it (pthread_getattr_np then answers) */
+extern void *__libc_stack_end __attribute__((weak));
 /* The main thread, when fpwalk_init ran on it (not thread-local: a
  * variable more there moves the others, and the calibration's exact
  * count in the arm64 guest with them, by an instruction). */
@@ -81,12 +83,13 @@ static int mapping_of(uintptr_t addr, uintptr_t *to, uintptr_t *below)
  * above that page, and not into the mapping below. */
 static int main_stack(uintptr_t *lo, uintptr_t *hi)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), end = (uintptr_t)__libc_stack_end;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t end = &__libc_stack_end ? (uintptr_t)__libc_stack_end : 0;
 	uintptr_t top = (end & -page) + page, to, below, size;
 	struct rlimit rl;
 
 	/* (a fork child of another thread runs on that thread's stack) */
-	if (!main_known || !pthread_equal(pthread_self(), main_self) ||
+	if (!end || !main_known || !pthread_equal(pthread_self(), main_self) ||
 	    getrlimit(RLIMIT_STACK, &rl) != 0 || mapping_of(end, &to, &below) != 0)
 		return -1;
 	size = ((uintptr_t)rl.rlim_cur - (to - top)) & -page;
