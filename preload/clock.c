@@ -52,11 +52,11 @@ uint64_t clock_start_ticks(void)
 	return start_ticks;
 }
 
-void clock_calibrate(void)
+void clock_calibrate(int wait)
 {
 	uint64_t mono = clock_mono_ns(), ticks;
 
-	if (mono - start_mono < MIN_CALIBRATION_NS) {
+	if (wait && mono - start_mono < MIN_CALIBRATION_NS) {
 		uint64_t left = MIN_CALIBRATION_NS - (mono - start_mono);
 		struct timespec ts = { 0, (long)left };
 		nanosleep(&ts, NULL);

@@ -9,8 +9,10 @@
 #include "arch.h"
 
 void clock_start(void);		/* at process start (and in a fork child) */
-/* Fix the tick rate; spins briefly when the run was too short to tell. */
-void clock_calibrate(void);
+/* Fix the tick rate; with wait, sleeps briefly first when the run was
+ * too short to tell it well (a process with no region has no tick-based
+ * value for it to convert: no wait, no sleep's syscall). */
+void clock_calibrate(int wait);
 double clock_ticks_per_ns(void);
 uint64_t clock_mono_ns(void);
 uint64_t clock_real_ns(void);

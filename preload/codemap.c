@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
 
 /* Objects that hold the signal return trampoline the kernel returns
  * through from a handler (glibc's __restore_rt on x86-64, the vDSO's
@@ -49,13 +52,26 @@ struct collect {
 	int first, unchanged;		/* unchanged: the objects are base's */
 };
 
+/* Memory from mmap, not malloc: a marker's walk may rebuild the table,
+ * in a signal handler or inside the application's malloc. */
+static size_t page_round(size_t bytes)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (bytes + page - 1) / page * page;
+}
+
 static int add_range(struct collect *c, uintptr_t lo, uintptr_t hi, int flags)
 {
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
-		struct codemap_range *p = realloc(c->r, cap * sizeof(*p));
+		struct codemap_range *p = arena_pages(page_round(cap * sizeof(*p)));
 		if (!p)
 			return -1;
+		if (c->r) {
+			memcpy(p, c->r, c->n * sizeof(*p));
+			arena_pages_free(c->r, page_round(c->cap * sizeof(*p)));
+		}
 		c->r = p;
 		c->cap = cap;
 	}
@@ -127,11 +143,18 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static int by_lo(const void *a, const void *b)
+/* Insertion sort, not qsort (which may malloc): tens of segments, each
+ * object's already in order. */
+static void sort_by_lo(struct codemap_range *r, size_t n)
 {
-	const struct codemap_range *x = a, *y = b;
+	for (size_t i = 1; i < n; i++) {
+		struct codemap_range x = r[i];
+		size_t j = i;
 
-	return (x->lo > y->lo) - (x->lo < y->lo);
+		for (; j > 0 && r[j - 1].lo > x.lo; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
 }
 
 /* Returns 1 when a new table was published. The objects are read
@@ -157,10 +180,10 @@ static int rebuild(void)
 	}
 	if (c.unchanged || c.n == 0)	/* (unchanged: from base, no longer current) */
 		goto out;
-	t = malloc(sizeof(*t) + c.n * sizeof(t->r[0]));
+	t = arena_pages(page_round(sizeof(*t) + c.n * sizeof(t->r[0])));
 	if (!t)
 		goto out;
-	qsort(c.r, c.n, sizeof(c.r[0]), by_lo);
+	sort_by_lo(c.r, c.n);
 	memcpy(t->r, c.r, c.n * sizeof(t->r[0]));
 	t->n = c.n;
 	t->adds = c.adds;
@@ -171,7 +194,8 @@ static int rebuild(void)
 	published = 1;
 out:
 	pthread_mutex_unlock(&rebuild_lock);
-	free(c.r);
+	if (c.r)
+		arena_pages_free(c.r, page_round(c.cap * sizeof(c.r[0])));
 	return published;
 }
 
@@ -195,12 +219,12 @@ static const struct codemap_range *find(const struct table *t, uintptr_t pc)
 
 __thread struct codemap_range codemap_last;
 
+/* The table itself is built at the first lookup (a process that walks no
+ * stack never reads the module list). */
 void codemap_init(void)
 {
 	if (ntramp == 0)
 		dl_iterate_phdr(learn_tramps, NULL);
-	if (!__atomic_load_n(&current, __ATOMIC_ACQUIRE))
-		rebuild();
 }
 
 int codemap_is_sigreturn(uintptr_t pc, uintptr_t hi)

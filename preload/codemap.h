@@ -15,8 +15,9 @@ struct codemap_range {
 	int tramp;	/* may hold the signal return trampoline */
 };
 
-/* Build the table now (at load time: the objects loaded then are the
- * ones whose signal trampoline codemap_is_sigreturn recognises). */
+/* At load time: the objects loaded then are the ones whose signal
+ * trampoline codemap_is_sigreturn recognises. The table of code is built
+ * at the first lookup. */
 void codemap_init(void);
 
 /* The segment of this thread's last hit: a stack's return addresses

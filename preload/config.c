@@ -165,6 +165,9 @@ static int load_functions(struct config *c, const char *v)
 	static struct funcspec scratch;	/* 1 KiB of text and the regexes */
 	char why[256];
 
+	c->functions = v;
+	if (!v || !*v)
+		return 0;	/* (a parse would clear scratch: pages touched for nothing) */
 	c->functions = NULL;
 	if (funcspec_parse(&scratch, v, why, sizeof(why)) != 0) {
 		log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", v, why);

@@ -4,8 +4,11 @@
 #include "fpwalk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "codemap.h"
@@ -14,10 +17,88 @@
  * unknown (every walk then fails and libunwind answers). */
 static __thread uintptr_t stack_lo, stack_hi;
 
+/* glibc's (ld.so's): the initial stack pointer; weak, as any libc may
+ * not have it (pthread_getattr_np then answers) */
+extern void *__libc_stack_end __attribute__((weak));
+/* The main thread, when fpwalk_init ran on it (not thread-local: a
+ * variable more there moves the others, and the calibration's exact
+ * count in the arm64 guest with them, by an instruction). */
+static pthread_t main_self;
+static int main_known;
+
 void fpwalk_init(void)
 {
 	codemap_init();
-	fpwalk_thread_init();
+	if (gettid() == getpid()) {
+		main_self = pthread_self();
+		main_known = 1;
+	}
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The end of the /proc/self/maps line holding addr, and of the line
+ * before it (0 if none). Read with plain read(): no stdio, sscanf nor
+ * malloc, so async-signal-safe. Returns 0 when found. */
+static int mapping_of(uintptr_t addr, uintptr_t *to, uintptr_t *below)
+{
+	char buf[1024];
+	uintptr_t v[2] = { 0, 0 }, last_to = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), field = 0, found = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (!found && (n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n && !found; i++) {
+			int d = hex_digit(buf[i]);
+
+			if (buf[i] == '\n') {
+				found = v[0] <= addr && addr < v[1];
+				*to = v[1];
+				*below = last_to;
+				last_to = v[1];
+				v[0] = v[1] = 0;
+				field = 0;
+			} else if (field < 2 && d >= 0) {
+				v[field] = v[field] * 16 + (uintptr_t)d;
+			} else if (field < 2) {
+				field++;	/* '-' after from, ' ' after to */
+			}
+		}
+	close(fd);
+	return found ? 0 : -1;
+}
+
+/* The main thread's stack as glibc's pthread_getattr_np gives it, which
+ * reads /proc/self/maps with stdio and sscanf (malloc, not for a signal
+ * handler's first walk; and about 100 000 instructions): from the page
+ * above __libc_stack_end down by RLIMIT_STACK less what the mapping holds
+ * above that page, and not into the mapping below. */
+static int main_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t end = &__libc_stack_end ? (uintptr_t)__libc_stack_end : 0;
+	uintptr_t top = (end & -page) + page, to, below, size;
+	struct rlimit rl;
+
+	/* (a fork child of another thread runs on that thread's stack) */
+	if (!end || !main_known || !pthread_equal(pthread_self(), main_self) ||
+	    getrlimit(RLIMIT_STACK, &rl) != 0 || mapping_of(end, &to, &below) != 0)
+		return -1;
+	size = ((uintptr_t)rl.rlim_cur - (to - top)) & -page;
+	if (size > top - below)
+		size = top - below;
+	*lo = top - size;
+	*hi = top;
+	return 0;
 }
 
 void fpwalk_thread_init(void)
@@ -29,6 +110,10 @@ void fpwalk_thread_init(void)
 
 	stack_lo = UINTPTR_MAX;
 	stack_hi = 1;
+	if (main_stack(&stack_lo, &stack_hi) == 0) {
+		errno = saved;
+		return;
+	}
 	if (pthread_getattr_np(pthread_self(), &a) == 0) {
 		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
 			stack_lo = (uintptr_t)addr;

@@ -105,12 +105,13 @@ static inline int fpwalk_same(uintptr_t start, uintptr_t from, const struct fpwa
 	return n > 0 && fpwalk_records_at(start, rec, n);
 }
 
-/* At load time, on the main thread: the module table, and this thread's
- * stack bounds. */
+/* At load time, on the main thread: the module table, and which thread
+ * is the main one. Every thread's stack bounds, the main thread's too,
+ * are looked up at its first walk, async-signal-safely. */
 void fpwalk_init(void);
 
 /* Look up the calling thread's stack bounds now rather than at its first
- * walk (pthread_getattr_np reads /proc/self/maps for the main thread). */
+ * walk. */
 void fpwalk_thread_init(void);
 
 #endif

@@ -218,6 +218,7 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 
 	if (!guard_enter())
 		return 0;
+	names_before_first();	/* not under the lock: it runs markers */
 	pthread_mutex_lock(&lock);
 	if (filter.min_ns && !fold_ticks)
 		set_fold_ticks();
@@ -285,5 +286,6 @@ void functions_setup(const char *spec)
 {
 	char why[256];
 
-	funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
+	if (spec && *spec)	/* else filter stays as it is, off */
+		funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
 }

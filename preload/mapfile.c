@@ -22,9 +22,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION; not the header's load-time look-up */
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "names.h"
 #include "fds.h"
 #include "log.h"
 #include "sigbus.h"
@@ -103,21 +105,25 @@ static int under_dev(const char *p)
 /* A path under /dev names a device unless its directory is a tmpfs
  * mounted there of its own (/dev/shm): not /dev's own file system, which
  * is devtmpfs (or, in a container, a tmpfs holding device nodes). */
-static int device_path(const char *p)
+static __attribute__((noinline)) int device_dir(const char *p)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(p, '/');
 	struct stat d, dev;
 	struct statfs fs;
 
-	if (!under_dev(p))
-		return 0;
 	if (!slash || slash == p || (size_t)(slash - p) >= sizeof(dir))
 		return 1;
 	memcpy(dir, p, (size_t)(slash - p));
 	dir[slash - p] = '\0';
 	return stat(dir, &d) != 0 || stat("/dev", &dev) != 0 || d.st_dev == dev.st_dev ||
 	       statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC;
+}
+
+/* (the buffer apart: a page of stack at every start, probed or not) */
+static int device_path(const char *p)
+{
+	return under_dev(p) && device_dir(p);
 }
 
 static int allocate(int fd, uint64_t size)
@@ -141,15 +147,17 @@ static int create_excl(const char *want)
 	 * regular file" */
 	if (device_path(want))
 		return errno = ENODEV, -1;
-	if (stat(want, &st) == 0 && !S_ISREG(st.st_mode))
-		return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
 	for (int k = 0; k < 100; k++) {
 		int fd, rc;
 
 		candidate(want, k, path, sizeof(path));
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0 && errno == EEXIST)
+		/* want itself there: only a regular file gets a numbered name */
+		if (fd < 0 && errno == EEXIST) {
+			if (k == 0 && stat(want, &st) == 0 && !S_ISREG(st.st_mode))
+				return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
 			continue;
+		}
 		if (fd < 0)
 			return -1;
 		if ((rc = allocate(fd, FIRST_SIZE)) == 0)
@@ -191,15 +199,13 @@ static const char *reason(int err)
 	return strerror(err);
 }
 
-static int open_output(const struct config *cfg, const char *exe)
+static __attribute__((noinline)) int open_fallback(const struct config *cfg, const char *exe,
+						   int err)
 {
-	char want[PATH_MAX], fallback[PATH_MAX];
+	char fallback[PATH_MAX];
 	const char *tmpdir = getenv("TMPDIR");
-	int fd, err;
+	int fd;
 
-	if (expand(cfg, exe, want, sizeof(want)) == 0 && (fd = create_excl(want)) >= 0)
-		return fd;
-	err = errno;
 	if (!tmpdir || tmpdir[0] != '/')
 		tmpdir = "/tmp";
 	snprintf(fallback, sizeof(fallback), "%s/pmcshim-%s-%d.pmc", tmpdir, exe, (int)getpid());
@@ -214,6 +220,17 @@ static int open_output(const struct config *cfg, const char *exe)
 			  "this run is not recorded", cfg->output, reason(err),
 			  fallback, reason(errno));
 	return fd;
+}
+
+/* (the fallback's buffer apart: a page of stack at every start) */
+static int open_output(const struct config *cfg, const char *exe)
+{
+	char want[PATH_MAX];
+	int fd;
+
+	if (expand(cfg, exe, want, sizeof(want)) == 0 && (fd = create_excl(want)) >= 0)
+		return fd;
+	return open_fallback(cfg, exe, errno);
 }
 
 /* --- growing -------------------------------------------------------------- */
@@ -843,7 +860,7 @@ void mapfile_finish(uint32_t state, const char *target)
 
 	if (!h)
 		return;
-	clock_calibrate();
+	clock_calibrate(__atomic_load_n(&names_issued, __ATOMIC_RELAXED) != 0);
 	if (target)
 		copy(h->exec_target, sizeof(h->exec_target), target);
 	h->end_real_ns = clock_real_ns();

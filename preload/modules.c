@@ -138,13 +138,6 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-void modules_record_all(void)
-{
-	pthread_mutex_lock(&lock);
-	dl_iterate_phdr(add_module, NULL);
-	pthread_mutex_unlock(&lock);
-}
-
 static int covered(uintptr_t pc)
 {
 	for (int i = 0; i < nknown; i++)

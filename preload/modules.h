@@ -14,10 +14,10 @@ struct module {
 	uintptr_t lo, hi;		/* mapped range of its PT_LOAD segments */
 };
 
-/* Record every loaded module not yet in the report file. */
-void modules_record_all(void);
 /* Record the modules of pcs not yet in the file (a new stack met them:
- * recorded now, they still symbolize after a dlclose). */
+ * recorded now, they still symbolize after a dlclose). The first call
+ * records every module then loaded: a process that records no address
+ * never reads the module list. */
 void modules_note(const uintptr_t *pcs, int n);
 /* Held across fork() (taken after the stacks lock, as stacks_intern does). */
 void modules_lock(void);

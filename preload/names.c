@@ -28,6 +28,8 @@ uint32_t names_issued;			/* count, for the markers' compare */
 static uint32_t own;			/* of count, the shim's own: not limited */
 static uint32_t limit = CONFIG_DEFAULT_MAX_NAMES;
 static int limit_noticed;
+static int (*first_hook)(void);
+static int first_done;
 
 void names_set_limit(uint32_t max)
 {
@@ -130,6 +132,22 @@ void names_drop_refused(void)
 	mapfile_drop(RF_DROP_NAMES);
 }
 
+void names_on_first(int (*hook)(void))
+{
+	__atomic_store_n(&first_hook, hook, __ATOMIC_RELEASE);
+}
+
+void names_before_first(void)
+{
+	int (*hook)(void);
+
+	if (__atomic_load_n(&first_done, __ATOMIC_RELAXED) ||
+	    !(hook = __atomic_load_n(&first_hook, __ATOMIC_ACQUIRE)))
+		return;
+	if (hook())
+		__atomic_store_n(&first_done, 1, __ATOMIC_RELAXED);
+}
+
 static uint32_t intern(struct key *k, const char **interned, int shims)
 {
 	const struct rf_name *rec = NULL;
@@ -137,6 +155,8 @@ static uint32_t intern(struct key *k, const char **interned, int shims)
 	uint64_t hash;
 	int notice = 0;
 
+	if (!shims)
+		names_before_first();
 	if (!k->text)
 		k->text = "(null)";
 	k->len = strnlen(k->text, NAMES_MAX_LEN);

@@ -35,6 +35,15 @@ void names_drop_refused(void);
  * them: never counted against the limit. */
 uint32_t names_intern_own(const char *name);
 
+/* hook runs before the application's first name is given out (the
+ * markers' calibration, which a process that names no region never
+ * needs), until it returns 1. names_intern* call it on the caller's
+ * thread, where the guard is held and nothing else: no lock, no marker
+ * half done. A caller that interns under a lock of its own calls
+ * names_before_first() before taking it. */
+void names_on_first(int (*hook)(void));
+void names_before_first(void);
+
 /* At most max distinct names of the application's (PMCSHIM_MAX_NAMES);
  * set at setup. */
 void names_set_limit(uint32_t max);

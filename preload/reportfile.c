@@ -265,7 +265,12 @@ int rf_proc_start(uint64_t pid, uint64_t *start)
 	while (*p && field < 22)
 		if (*p++ == ' ')
 			field++;
-	return sscanf(p, "%llu", (unsigned long long *)start) == 1 ? 0 : -1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	/* by hand: sscanf would page in scanf's code at every process start */
+	for (*start = 0; *p >= '0' && *p <= '9'; p++)
+		*start = *start * 10 + (uint64_t)(*p - '0');
+	return 0;
 }
 
 enum rf_liveness rf_liveness(const struct rf_header *h)

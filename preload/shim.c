@@ -428,7 +428,6 @@ static void shim_setup(int argc, char **argv)
 	/* Depth 0 needs no unwinder: the call site is the return address. */
 	if (config.stack_depth > 0 && stacks_init(config.stack_method, why, sizeof(why)) != 0)
 		log_notice("call-site stacks reduced to the call site: %s", why);
-	modules_record_all();
 	guard_leave();
 	threads_init(&config, status);
 	install_entries();
@@ -441,7 +440,6 @@ static void shim_setup(int argc, char **argv)
 	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
 			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
-	threads_calibrate();
 	errno = saved;
 }
 

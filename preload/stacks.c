@@ -132,7 +132,7 @@ int stacks_init(int how, char *why, size_t whylen)
 		log_error("PMCSHIM_STACK_METHOD=tables: not on this machine; using auto");
 		method = STACKS_AUTO;
 	}
-	fpwalk_init();	/* module table, main thread's bounds: outside any region */
+	fpwalk_init();	/* module table, which thread is the main one */
 	if (method != STACKS_UNWIND)
 		return 0;	/* libunwind when a walk first needs it, if ever */
 	if (load_libunwind(why, whylen) != 0) {

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "guard.h"
 #include "mapfile.h"
+#include "names.h"
 
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
 
@@ -35,7 +36,11 @@ static pthread_key_t key;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct thread_state *registry;
 static uint32_t next_index;
-static struct calibration calib;	/* measured once, on the main thread */
+/* The markers' own cost, measured once, at the application's first region
+ * name (a process that names none never needs it). */
+static struct calibration calib;
+static int calib_taken, calib_ready;
+static int calib_wanted;	/* named on a thread not yet set up */
 /* The main thread's CPU clock as the shim's setup began (0: not noted). */
 static uint64_t main_begin_cpu;
 
@@ -88,14 +93,19 @@ static uint32_t open_mask(const struct counters *c)
 	return mask;
 }
 
-/* Every thread runs the same marker code: the main thread's calibration
- * holds for all of them. */
+/* Every thread runs the same marker code: one thread's calibration holds
+ * for all of them. Each record may be stored twice at once, by its thread
+ * and by the calibrating one (calibrated()), with the same values. The
+ * read-modify-write orders this against calibrated()'s exchange: either
+ * it reads 1, or calibrated() sees this record published. */
 static void store_calibration(struct rf_thread *r)
 {
-	if (!calib.calls)
+	if (!__atomic_fetch_or(&calib_ready, 0, __ATOMIC_ACQ_REL))
 		return;
-	memcpy(r->calib_in, calib.in, sizeof(r->calib_in));
-	memcpy(r->calib_child, calib.child, sizeof(r->calib_child));
+	for (size_t i = 0; i < sizeof(r->calib_in) / sizeof(r->calib_in[0]); i++) {
+		__atomic_store_n(&r->calib_in[i], calib.in[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&r->calib_child[i], calib.child[i], __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&r->calib_calls, calib.calls, __ATOMIC_RELEASE);
 }
 
@@ -117,8 +127,8 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->setup_cpu_ns = t->start_cpu;
 	r->begin_cpu_ns = r->is_main && main_begin_cpu ? main_begin_cpu : t->start_cpu;
 	r->state = RF_T_RUNNING;
-	store_calibration(r);
 	mapfile_publish(r);
+	store_calibration(r);	/* after the publish (see there) */
 	return r;
 }
 
@@ -297,6 +307,63 @@ void threads_resume(void)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+/* --- calibration ------------------------------------------------------------ */
+
+static int store_into(const struct rf_record *r, const void *arg)
+{
+	(void)arg;
+	if (r->type == RF_THREAD)
+		store_calibration((struct rf_thread *)r);
+	return 0;
+}
+
+/* Into every thread record published so far, finished threads' too; one
+ * published from here on stores it itself (thread_record). */
+static void calibrated(void)
+{
+	__atomic_exchange_n(&calib_ready, 1, __ATOMIC_ACQ_REL);
+	mapfile_find(store_into, NULL);
+}
+
+/* The calibration's cost, counted by the thread's counters, is the
+ * shim's, not the program's: measured here, taken out of the totals. */
+static void calibrate(struct thread_state *t)
+{
+	uint64_t before[EVENTS_MAX] = { 0 }, after[EVENTS_MAX] = { 0 };
+	uint64_t en[EVENTS_MAX], run[EVENTS_MAX], cpu;
+	int counted;
+
+	cpu = clock_thread_cpu_ns();
+	counted = counters_read_totals(&t->ctr, before, en, run) == 0;
+	if (calibrate_run(t->rec->index, &calib) == 0)
+		calibrated();
+	if (counted && counters_read_totals(&t->ctr, after, en, run) == 0)
+		for (int e = 0; e < t->ctr.n; e++)
+			t->shim_counts[e] += after[e] > before[e] ? after[e] - before[e] : 0;
+	t->shim_cpu += clock_thread_cpu_ns() - cpu;
+}
+
+/* names.h's hook, before the application's first name: once, on the
+ * first thread set up to ask. The caller holds the guard, which the
+ * calibration's markers take themselves. */
+static int calibrate_lazy(void)
+{
+	struct thread_state *t = threads_tls;
+	int depth = guard_depth;
+
+	if (!t) {	/* its setup calibrates (threads_setup_lazy) */
+		__atomic_store_n(&calib_wanted, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (__atomic_exchange_n(&calib_taken, 1, __ATOMIC_ACQ_REL))
+		return 1;
+	guard_leave();
+	calibrate(t);
+	guard_depth = depth;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
 /* --- init and lazy setup ---------------------------------------------------- */
 
 void threads_note_begin(void)
@@ -310,6 +377,7 @@ void threads_init(const struct config *cfg, struct event_status *st)
 	config = cfg;
 	status = st;
 	pthread_key_create(&key, key_destructor);
+	names_on_first(calibrate_lazy);
 	*(void **)&real_create = dlsym(RTLD_NEXT, "pthread_create");
 	guard_enter();
 	setup(0, 1);
@@ -317,32 +385,16 @@ void threads_init(const struct config *cfg, struct event_status *st)
 	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
-/* The calibration's cost, counted by the thread's counters, is the
- * shim's, not the program's: measured here, taken out of the totals. */
-void threads_calibrate(void)
-{
-	struct thread_state *t = threads_tls;
-	uint64_t before[EVENTS_MAX] = { 0 }, after[EVENTS_MAX] = { 0 };
-	uint64_t en[EVENTS_MAX], run[EVENTS_MAX], cpu;
-	int counted;
-
-	if (!t)
-		return;
-	cpu = clock_thread_cpu_ns();
-	counted = counters_read_totals(&t->ctr, before, en, run) == 0;
-	if (calibrate_run(t->rec->index, &calib) == 0)
-		store_calibration(t->rec);
-	if (counted && counters_read_totals(&t->ctr, after, en, run) == 0)
-		for (int e = 0; e < t->ctr.n; e++)
-			t->shim_counts[e] = after[e] > before[e] ? after[e] - before[e] : 0;
-	t->shim_cpu = clock_thread_cpu_ns() - cpu;
-}
-
 struct thread_state *threads_setup_lazy(void)
 {
+	struct thread_state *t;
+
 	if (tls_phase != TLS_NONE || !__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
 		return NULL;
-	return setup(1, 0);
+	t = setup(1, 0);
+	if (t && __atomic_load_n(&calib_wanted, __ATOMIC_RELAXED))
+		calibrate_lazy();
+	return t;
 }
 
 /* --- fork ------------------------------------------------------------------- */

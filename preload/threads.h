@@ -19,8 +19,9 @@ struct thread_state {
 	struct arena own;		/* the memory of this struct */
 	pid_t tid;
 	uint64_t start_cpu;
-	/* The shim's own work the thread's totals counted (the calibration
-	 * at setup), taken out of them at the end: CPU ns and each event. */
+	/* The shim's own work the thread's totals counted (the calibration,
+	 * on the thread that names the first region), taken out of them at
+	 * the end: CPU ns and each event. */
 	uint64_t shim_cpu, shim_counts[EVENTS_MAX];
 	struct rf_thread *rec;		/* in the report file */
 	int named;			/* rec->name set by threads_name, kept */
@@ -37,9 +38,6 @@ extern __thread struct thread_state *threads_tls;
  * before (exec, loading) is told apart in the report. */
 void threads_note_begin(void);
 void threads_init(const struct config *cfg, struct event_status *status);
-/* Measure the markers' own cost on the calling (main) thread, markers
- * active and the guard free; every thread record carries it. */
-void threads_calibrate(void);
 /* First marker of a thread not seen starting (guard held). NULL once it
  * finished, while it is being set up, or before threads_init. */
 struct thread_state *threads_setup_lazy(void);

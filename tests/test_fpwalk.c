@@ -1,8 +1,10 @@
 /* The frame-pointer walk and its trail, on frame records built by hand
  * in this thread's stack (fpwalk_same must say "the same walk" exactly
  * when a walk from its start would read the same words). */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../preload/fpwalk.h"
 #include "harness.h"
@@ -91,9 +93,45 @@ static void test_start_off_the_stack(void)
 	CHECK(!fpwalk_same((uintptr_t)other, t.start, t.rec, t.n), "reused off the stack");
 }
 
+/* The main thread's bounds, read from /proc/self/maps without stdio,
+ * are glibc's pthread_getattr_np's; also with a stack limit that cuts
+ * them short, and with none. */
+extern void *__libc_stack_end __attribute__((weak));
+
+static void test_main_stack_is_glibcs(void)
+{
+	struct rlimit saved, rl;
+
+	/* (without it the walk asks glibc, and the test would prove nothing) */
+	CHECK(&__libc_stack_end && __libc_stack_end, "__libc_stack_end resolved");
+	CHECK(getrlimit(RLIMIT_STACK, &saved) == 0, "getrlimit");
+	for (int k = 0; k < 3; k++) {
+		rlim_t want[] = { saved.rlim_cur, 4 << 20, RLIM_INFINITY };
+		uintptr_t lo, hi;
+		pthread_attr_t a;
+		void *addr;
+		size_t size;
+
+		rl = (struct rlimit){ want[k], saved.rlim_max };
+		if (want[k] > saved.rlim_max || setrlimit(RLIMIT_STACK, &rl) != 0)
+			continue;
+		fpwalk_thread_init();
+		fpwalk_stack(&lo, &hi);
+		CHECK(pthread_getattr_np(pthread_self(), &a) == 0 &&
+		      pthread_attr_getstack(&a, &addr, &size) == 0, "glibc's");
+		pthread_attr_destroy(&a);
+		CHECK(lo == (uintptr_t)addr && hi == (uintptr_t)addr + size,
+		      "limit %d: [%#lx, %#lx), glibc [%p, %#lx)", k, (unsigned long)lo,
+		      (unsigned long)hi, addr, (unsigned long)((uintptr_t)addr + size));
+	}
+	setrlimit(RLIMIT_STACK, &saved);
+	fpwalk_thread_init();
+}
+
 int main(void)
 {
 	fpwalk_init();
+	RUN(test_main_stack_is_glibcs);
 	RUN(test_trail_replays_the_walk);
 	RUN(test_one_record_trail_reused_in_place);
 	RUN(test_start_off_the_stack);

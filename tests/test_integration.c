@@ -541,6 +541,42 @@ static void test_lazy_thread(void)
 	CHECK(strcmp(str(lazy, "state"), "exited") == 0, "finished when it ended");
 }
 
+/* How many of the report's threads carry the markers' calibration, of n. */
+static size_t calibrated_threads(json_t *rep, size_t *n)
+{
+	size_t i, with = 0;
+	json_t *t, *threads = json_object_get(rep, "threads");
+
+	*n = json_array_size(threads);
+	json_array_foreach(threads, i, t)
+		with += json_object_get(t, "calibration") != NULL;
+	return with;
+}
+
+/* The calibration runs at the application's first region name, and the
+ * module list is read at the first recorded address, not at setup: a
+ * program that names no region has neither; otherwise every thread
+ * record has the calibration, those published before it ran too (lazy's
+ * main thread never marks; its lazily set up thread names the region
+ * before it is set up, and calibrates at its setup). */
+static void test_calibration_at_first_name(void)
+{
+	const char *env[] = { QUIET, NULL };
+	size_t n, with;
+
+	EXPECT_RAN(r, "backtrace", NULL, env, 1);
+	with = calibrated_threads(r.report[0], &n);
+	CHECK(n == 1 && with == 0, "no region named: %zu of %zu threads calibrated", with, n);
+	CHECK(json_array_size(json_object_get(r.report[0], "modules")) == 0,
+	      "no address recorded: no module list");
+	runapp_free(&r);
+	EXPECT_RAN(r, "lazy", NULL, env, 1);
+	with = calibrated_threads(r.report[0], &n);
+	CHECK(n == 2 && with == 2, "%zu of %zu threads calibrated", with, n);
+	CHECK(json_array_size(json_object_get(r.report[0], "modules")) >= 2,
+	      "the module list, read at the first stack");
+}
+
 /* Symbol of frame k of the stack of region's first row in thread. */
 static const char *frame_symbol(json_t *rep, json_t *thread, const char *region, size_t k,
 				size_t *nframes)
@@ -667,6 +703,7 @@ int main(void)
 	T(test_fork_child_own_report);
 	T(test_thread_exit_paths);
 	T(test_lazy_thread);
+	T(test_calibration_at_first_name);
 	T(test_call_site_stacks);
 	T(test_cxx_header);
 	T(test_reader_table);
