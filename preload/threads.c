@@ -349,7 +349,6 @@ static void calibrate(struct thread_state *t)
 static int calibrate_lazy(void)
 {
 	struct thread_state *t = threads_tls;
-	int depth = guard_depth;
 
 	if (!t) {	/* its setup calibrates (threads_setup_lazy) */
 		__atomic_store_n(&calib_wanted, 1, __ATOMIC_RELAXED);
@@ -359,8 +358,7 @@ static int calibrate_lazy(void)
 		return 1;
 	guard_leave();
 	calibrate(t);
-	guard_depth = depth;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_enter();		/* the caller's again (free after the calibration) */
 	return 1;
 }
 
