@@ -95,6 +95,19 @@ static void before(int n)
 	}
 }
 
+/* Records enough that a cut at 8192 lands among them, whatever setup
+ * wrote (16 names and sites of their own). */
+static void fill(void)
+{
+	char name[16];
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "fill%d", i);
+		pmcshim_begin_name(name);
+		pmcshim_end_name(name);
+	}
+}
+
 /* --- SIGBUS of its own ----------------------------------------------------- */
 
 static sigjmp_buf back;
@@ -195,8 +208,10 @@ int main(int argc, char **argv)
 	if (fd < 0 && strcmp(mode, "dfork") != 0 && strcmp(mode, "dflbus") != 0)
 		return printf("moves: no report file open\n"), 1;
 	if (!strcmp(mode, "cut") || !strcmp(mode, "quietcut")) {
-		if (mode[0] == 'c')
+		if (mode[0] == 'c') {
+			fill();
 			before(10);
+		}
 		if (truncate(report, atol(argv[2])) != 0)
 			return 1;
 		if (mode[0] == 'q')
