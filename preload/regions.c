@@ -1023,4 +1023,5 @@ void regions_after_fork(struct region_state *rs, struct counters *c)
 		memset(&f->times, 0, sizeof(f->times));
 		read_values(rs, c, f->start, &f->times);
 	}
+	rewarm(rs);	/* the child's counters: maybe fewer, read() or narrow */
 }
