@@ -255,7 +255,7 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	return f;
 }
 
-/* begin_slow (through its copies begin_slow_1 .. _any), begin_read_slow
+/* begin_slow (through its copies begin_slow_1 .. _9), begin_read_slow
  * and end_slow run inside the guard and leave it: the warm paths end in
  * a tail call to them, and so need no stack frame. What in them can make a system call keeps the
  * application's errno: growth (make_room), a site off the warm path
@@ -264,7 +264,7 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 
 /* A begin off the warm path: growth, a site not in its cache slot, a
  * stack to walk, or a read other than the plain one (nv: rs->nv; the
- * body of begin_slow_1, _2, _3 and _any, see MARKERS_FOR: at depth > 0
+ * body of begin_slow_1 .. _9, see MARKERS_FOR: at depth > 0
  * this is the warm path). */
 static inline __attribute__((always_inline)) void begin_slow(struct region_state *rs,
 							     struct counters *c, uint32_t id,
@@ -625,12 +625,11 @@ static inline __attribute__((always_inline)) void end_marker(struct region_state
 		end_guarded(rs, c, id, nv);
 }
 
-/* The markers of a thread with 1, 2 or 3 values (wall time and up to two
+/* The markers of a thread with 1 to 9 values (wall time and up to 8
  * events, as the default instructions and cycles): a copy each, for
  * exactly that many values, so that the loops unroll (by pragma: the
  * counter read's asm looks large to GCC) and the values stay in
- * registers, and the guard's address is found once per marker. Threads
- * with more values share one copy that reads nv from rs. The name
+ * registers, and the guard's address is found once per marker. The name
  * markers' warm path (a constant name in its slot) makes no call but the
  * tail call to the begin or end inside the guard: no stack frame. */
 typedef void end_fn(struct region_state *rs, struct counters *c, uint32_t id);
