@@ -278,8 +278,8 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 	if (id - 1u >= rs->warm_ids && !rs->careful)	/* careful: never warm */
 		rewarm(rs);
 	/* the walk starts here: the frames below are the shim's own */
-	if (rs->depth || !(s = sites_cached_last(&rs->sites, &rs->slots[id].last, id, caller,
-						   rs->open_site)))
+	if (rs->depth || !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller,
+					      rs->open_site)))
 		s = sites_lookup(&rs->sites, id, caller, rs->open_site,
 				 (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
@@ -322,8 +322,8 @@ static inline __attribute__((always_inline)) void begin_warm(struct region_state
 	struct frame *f;
 
 	if (unlikely(rs->depth || rs->top >= rs->frames_last ||
-		     !(s = sites_cached_last(&rs->sites, &rs->slots[id].last, id, caller,
-					     rs->open_site)))) {
+		     !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller,
+					rs->open_site)))) {
 		slow(rs, c, id, caller);
 		return;
 	}

@@ -50,7 +50,7 @@ struct name_slot {
 
 /* Per region id: its open activations (a recursive region's inclusive
  * value counts the outermost call only), and at depth 0 the site of its
- * last warm begin (sites_cached_last). */
+ * last warm begin (sites_cached). */
 struct region_slot {
 	struct site *last;
 	uint32_t open;

@@ -201,16 +201,20 @@ EXPORT void pmcshim_begin(const char *name)
 	struct thread_state *t = warm_name();
 	uintptr_t caller = (uintptr_t)__builtin_return_address(0);
 
-	if (t || (t = enter(UINT32_MAX)))
+	if (t)
 		regions_begin_name(&t->rs, &t->ctr, name, caller);
+	else
+		begin_name_cold(name, caller);
 }
 
 EXPORT void pmcshim_end(const char *name)
 {
 	struct thread_state *t = warm_name();
 
-	if (t || (t = enter(UINT32_MAX)))
+	if (t)
 		regions_end_name(&t->rs, &t->ctr, name);
+	else
+		end_name_cold(name);
 }
 
 /* --- the shim's own sources of regions ------------------------------ */

@@ -67,24 +67,12 @@ static inline int sites_of_call(const struct site *s, uint32_t id, uintptr_t cal
 	       s->key[1] == (uintptr_t)parent;
 }
 
-/* The warm path, depth 0: the call's site from its slot; NULL when the
- * slot holds another call's. */
-static inline struct rf_site *sites_cached(struct sites *ss, uint32_t id, uintptr_t caller,
-					   const struct rf_site *parent)
-{
-	struct site *s = *sites_slot(ss, id, caller, parent);
-
-	if (__builtin_expect(sites_of_call(s, id, caller, parent), 1))
-		return s->rec;
-	return NULL;
-}
-
-/* The same, looking first at *last, the site of region id's last begin
- * (the caller keeps one per region): while a region is begun from one
- * place under one parent, two compares and no hash. */
-static inline struct rf_site *sites_cached_last(struct sites *ss, struct site **last,
-						uint32_t id, uintptr_t caller,
-						const struct rf_site *parent)
+/* The warm path, depth 0: the call's site, first from *last, the site
+ * of region id's last begin (the caller keeps one per region: while a
+ * region is begun from one place under one parent, two compares and no
+ * hash), then from the call's slot; NULL when neither holds it. */
+static inline struct rf_site *sites_cached(struct sites *ss, struct site **last, uint32_t id,
+					   uintptr_t caller, const struct rf_site *parent)
 {
 	struct site *s = *last;
 
