@@ -44,6 +44,11 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 #define arch_pmc_slot(idx) (idx)
 #define arch_read_pmc_slot arch_read_pmc
 
+static inline uint64_t arch_read_pmc_slot_plus(uint32_t slot, uint64_t base)
+{
+	return base + arch_read_pmc_slot(slot);
+}
+
 #elif defined(__aarch64__)
 
 #define ARCH_TICKS_NAME "cntvct"
@@ -98,25 +103,38 @@ static inline void arch_barrier(void)
 #define ARCH_PMEV(n) ARCH_SLOT("pmevcntr" #n "_el0")
 /* slot: arch_pmc_slot(idx), taken when the snapshot was (counters.c):
  * the marker's reads need not mask it again. */
+#define ARCH_PMC_TABLE                                                          \
+	"adr %1, 1f\n\t"                                                        \
+	"add %1, %1, %w2, uxtw #" ARCH_SLOT_SHIFT "\n\t"                        \
+	"br %1\n"                                                               \
+	"1:\n\t"                                                               \
+	ARCH_PMEV(0) ARCH_PMEV(1) ARCH_PMEV(2) ARCH_PMEV(3) ARCH_PMEV(4)        \
+	ARCH_PMEV(5) ARCH_PMEV(6) ARCH_PMEV(7) ARCH_PMEV(8) ARCH_PMEV(9)        \
+	ARCH_PMEV(10) ARCH_PMEV(11) ARCH_PMEV(12) ARCH_PMEV(13) ARCH_PMEV(14)   \
+	ARCH_PMEV(15) ARCH_PMEV(16) ARCH_PMEV(17) ARCH_PMEV(18) ARCH_PMEV(19)   \
+	ARCH_PMEV(20) ARCH_PMEV(21) ARCH_PMEV(22) ARCH_PMEV(23) ARCH_PMEV(24)   \
+	ARCH_PMEV(25) ARCH_PMEV(26) ARCH_PMEV(27) ARCH_PMEV(28) ARCH_PMEV(29)   \
+	ARCH_PMEV(30) ARCH_SLOT("pmccntr_el0")                                  \
+	"2:"
+
 static inline __attribute__((always_inline)) uint64_t arch_read_pmc_slot(uint32_t slot)
 {
 	uint64_t v, at;
 
-	__asm__ __volatile__(
-		"adr %1, 1f\n\t"
-		"add %1, %1, %w2, uxtw #" ARCH_SLOT_SHIFT "\n\t"
-		"br %1\n"
-		"1:\n\t"
-		ARCH_PMEV(0) ARCH_PMEV(1) ARCH_PMEV(2) ARCH_PMEV(3) ARCH_PMEV(4)
-		ARCH_PMEV(5) ARCH_PMEV(6) ARCH_PMEV(7) ARCH_PMEV(8) ARCH_PMEV(9)
-		ARCH_PMEV(10) ARCH_PMEV(11) ARCH_PMEV(12) ARCH_PMEV(13) ARCH_PMEV(14)
-		ARCH_PMEV(15) ARCH_PMEV(16) ARCH_PMEV(17) ARCH_PMEV(18) ARCH_PMEV(19)
-		ARCH_PMEV(20) ARCH_PMEV(21) ARCH_PMEV(22) ARCH_PMEV(23) ARCH_PMEV(24)
-		ARCH_PMEV(25) ARCH_PMEV(26) ARCH_PMEV(27) ARCH_PMEV(28) ARCH_PMEV(29)
-		ARCH_PMEV(30) ARCH_SLOT("pmccntr_el0")
-		"2:"
-		: "=&r"(v), "=&r"(at)
-		: "r"(slot));
+	__asm__ __volatile__(ARCH_PMC_TABLE : "=&r"(v), "=&r"(at) : "r"(slot));
+	return v;
+}
+
+/* base + the counter at slot, added after the table: the compiler must
+ * then load base before the branch, together with slot (one ldp from a
+ * snapshot, where it would otherwise load base after the read). */
+static inline __attribute__((always_inline)) uint64_t arch_read_pmc_slot_plus(uint32_t slot,
+									       uint64_t base)
+{
+	uint64_t v, at;
+
+	__asm__ __volatile__(ARCH_PMC_TABLE "\n\tadd %0, %0, %3"
+			     : "=&r"(v), "=&r"(at) : "r"(slot), "r"(base));
 	return v;
 }
 
@@ -129,6 +147,7 @@ static inline __attribute__((always_inline)) uint64_t arch_read_pmc(uint32_t idx
 {
 	return arch_read_pmc_slot(arch_pmc_slot(idx));
 }
+#undef ARCH_PMC_TABLE
 #undef ARCH_PMEV
 #undef ARCH_SLOT
 #undef ARCH_SLOT_SHIFT
@@ -173,6 +192,11 @@ static inline uint64_t arch_read_pmc(uint32_t idx)
 
 #define arch_pmc_slot(idx) (idx)
 #define arch_read_pmc_slot arch_read_pmc
+
+static inline uint64_t arch_read_pmc_slot_plus(uint32_t slot, uint64_t base)
+{
+	return base + arch_read_pmc_slot(slot);
+}
 
 #endif
 

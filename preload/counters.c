@@ -233,6 +233,60 @@ static void add_to_group(struct counters *c, int i, int fd, int new_group)
 	c->open[c->nopen++] = i;
 }
 
+/* Whether every CPU has the same counters: at most one PMU that names
+ * its CPUs ("cpus": arm64's PMUs, x86's hybrid cpu_core and cpu_atom).
+ * Wide reads rely on it (counters_read_snaps). Looked up once, with
+ * system calls alone: the first may come from a marker in a signal
+ * handler (no opendir, which allocates). */
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static int count_cpu_pmus(int dir)
+{
+	char buf[2048], path[300];
+	long got;
+	int n = 0;
+
+	while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long at = 0; at < got;) {
+			const struct linux_dirent64 *e = (const void *)(buf + at);
+
+			size_t len = strnlen(e->d_name, sizeof(path) - sizeof("/cpus"));
+
+			memcpy(path, e->d_name, len);
+			memcpy(path + len, "/cpus", sizeof("/cpus"));
+			n += e->d_name[0] != '.' && faccessat(dir, path, F_OK, 0) == 0;
+			at += e->d_reclen;
+		}
+	}
+	return got < 0 ? -1 : n;
+}
+
+static int one_kind_of_cpu(void)
+{
+	static int known;	/* 1 one kind, 2 more (or unknown) */
+	int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (k == 0) {
+		int saved = errno, n = -1;
+		int dir = open("/sys/bus/event_source/devices", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dir >= 0) {
+			n = count_cpu_pmus(dir);
+			close(dir);
+		}
+		k = n >= 0 && n <= 1 ? 1 : 2;
+		errno = saved;
+		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
+	}
+	return k == 1;
+}
+
 /* Snapshots of every page, for the markers' reads; -1 (and marked for
  * another try at the next marker) when a page refuses. */
 static int retake(struct counters *c)
@@ -250,7 +304,7 @@ static int retake(struct counters *c)
 		if (c->fast[k].shift != 0)
 			wide = 0;
 	}
-	c->wide = wide;
+	c->wide = wide && one_kind_of_cpu();
 	return 0;
 }
 

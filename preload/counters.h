@@ -31,6 +31,11 @@ struct event_status {
  * event the kernel refuses to add (more events than counters) starts a
  * new group, and the kernel then multiplexes the groups. */
 struct counters {
+	/* The marker's read: a snapshot of each of nfast pages (every open
+	 * event, when all are user-readable, else none), by position among
+	 * open events. First, so that a marker's loads of them stay in an
+	 * ldp's reach of the struct. */
+	struct selfread_snap fast[EVENTS_MAX];
 	int n;				/* events configured */
 	int nopen;			/* events open in this thread */
 	int ngroups;
@@ -47,19 +52,18 @@ struct counters {
 	int slot[EVENTS_MAX];		/* position in its group's read */
 	int open[EVENTS_MAX];		/* event index of the k-th open event */
 	int value[EVENTS_MAX];		/* event i's position among open ones */
-	/* The marker's read: a snapshot of each of nfast pages (every open
-	 * event, when all are user-readable, else none), by position among
-	 * open events. slow: the marker must take counters_read_slow. */
+	/* nfast: the snapshots in fast; slow: the marker must take
+	 * counters_read_slow. */
 	int nfast, slow;
 	int nvalues;			/* values a marker's read fills (nopen at open) */
 	int wide;			/* every snapshot 64 bits wide, one group,
-					 * and slow 0 (slow set clears it) */
+					 * one kind of CPU, and slow 0 (slow set
+					 * clears it) */
 	/* The last values a marker's read() found (by position among open
 	 * events): what later reads give once the counters broke, so that a
 	 * region open across the break ends with a difference of what was
 	 * counted, never of a value and zero. */
 	uint64_t held[EVENTS_MAX], held_enabled[EVENTS_MAX], held_running[EVENTS_MAX];
-	struct selfread_snap fast[EVENTS_MAX];
 };
 
 /* Open ev's events for the calling thread. status[i] is filled when
@@ -112,9 +116,12 @@ void counters_read_slow(struct counters *c, uint64_t *vals);
  * counters or not (wide: 1 only where counters_wide says so, and is
  * known to have said so since the last snapshots). Wide counters are
  * wide (counters_wide): no sign extension, and one look at the group
- * leader's lock stands for every page's, since the kernel rewrites every
- * page of a group when it moves the group, and a 64-bit counter never
- * overflows (which rewrites its own page alone). */
+ * leader's lock, after the reads, stands for every page's, since the
+ * kernel rewrites every page of a group when it moves the group, and a
+ * 64-bit counter never overflows (which rewrites its own page alone).
+ * No look before: counters are wide only where every CPU has the same
+ * counters, so a stale index still names a counter that exists, and the
+ * look after finds it stale. */
 static inline __attribute__((always_inline)) int counters_read_snaps(const struct counters *c,
 								      uint64_t *vals, int n,
 								      int wide)
@@ -122,13 +129,13 @@ static inline __attribute__((always_inline)) int counters_read_snaps(const struc
 	const struct selfread_snap *s = c->fast;
 	uint32_t moved = 0;
 
-	if (__builtin_expect((!wide && c->slow != 0) || (n > 0 && selfread_snap_moved(&s[0])), 0))
+	if (!wide && __builtin_expect(c->slow != 0 || (n > 0 && selfread_snap_moved(&s[0])), 0))
 		return 0;
 	selfread_barrier();
 #pragma GCC unroll 9	/* whole where n is a constant: the asm looks large to GCC */
 	for (int k = 0; k < n && k < EVENTS_MAX; k++) {
 		if (wide) {
-			vals[k] = selfread_snap_count_wide(&s[k], arch_read_pmc_slot);
+			vals[k] = selfread_snap_count_wide(&s[k], arch_read_pmc_slot_plus);
 			continue;
 		}
 		vals[k] = selfread_snap_count(&s[k], arch_read_pmc_slot);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 typedef uint64_t (*selfread_pmc_fn)(uint32_t idx);
+/* base + the counter at idx (arch_read_pmc_slot_plus) */
+typedef uint64_t (*selfread_pmc_plus_fn)(uint32_t idx, uint64_t base);
 
 #define selfread_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -61,10 +63,12 @@ static inline int selfread(const volatile struct perf_event_mmap_page *pc,
  * switch, a multiplexing rotation, an overflow); the marker then takes a
  * new snapshot. */
 struct selfread_snap {
+	/* In pairs a marker loads together (one ldp on arm64): the page
+	 * and the lock it must still read, the offset and the counter. */
 	const volatile struct perf_event_mmap_page *page;
+	uint64_t lock;		/* even; 32 bits of it compared */
 	uint64_t offset;
-	uint32_t idx;		/* the page's index - 1 */
-	uint32_t lock;		/* even */
+	uint64_t idx;		/* the page's index - 1 */
 	unsigned shift;		/* 64 - pmc_width */
 };
 
@@ -102,23 +106,23 @@ static inline int selfread_snap_take(struct selfread_snap *s,
 static inline __attribute__((always_inline)) uint64_t selfread_snap_count(const struct selfread_snap *s,
 					   selfread_pmc_fn read_pmc)
 {
-	uint64_t raw = read_pmc(s->idx);
+	uint64_t raw = read_pmc((uint32_t)s->idx);
 
 	return s->offset + (uint64_t)((int64_t)(raw << s->shift) >> s->shift);
 }
 
 /* The same for a 64-bit counter (shift 0). */
 static inline __attribute__((always_inline)) uint64_t selfread_snap_count_wide(const struct selfread_snap *s,
-									selfread_pmc_fn read_pmc)
+									selfread_pmc_plus_fn read_pmc_plus)
 {
-	return s->offset + read_pmc(s->idx);
+	return read_pmc_plus((uint32_t)s->idx, s->offset);
 }
 
 /* Nonzero when the kernel changed the page since the snapshot (short of
  * 2^31 changes between two markers, which would bring the lock back). */
 static inline uint32_t selfread_snap_moved(const struct selfread_snap *s)
 {
-	return s->page->lock ^ s->lock;
+	return s->page->lock ^ (uint32_t)s->lock;
 }
 
 #endif
