@@ -48,7 +48,6 @@ void regions_release(struct region_state *rs)
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
 	rs->frames = rs->top = rs->frames_last = NULL;
-	rs->open_site = NULL;
 	rs->slots = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->slots_cap = 0;
@@ -236,6 +235,13 @@ static __attribute__((noinline)) int make_room(struct region_state *rs, uint32_t
 	return ok;
 }
 
+/* The site of the innermost open region (NULL: none), the parent of a
+ * begin. */
+static inline const struct rf_site *open_site(const struct region_state *rs)
+{
+	return rs->top->site;
+}
+
 /* A new frame for region id at site (nv: rs->nv; only the child slots in
  * use are zeroed: close_top reads no others). */
 static inline __attribute__((always_inline)) struct frame *push(struct region_state *rs,
@@ -245,9 +251,8 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	struct frame *f = ++rs->top;
 
 	f->site = site;
-	rs->open_site = site;
 	f->region = id;
-	f->outer = rs->slots[id].open++ == 0;
+	rs->slots[id].open++;
 	f->children = 0;
 #pragma GCC unroll 9
 	for (int i = 0; i < nv && i < VALUES_MAX; i++)
@@ -279,8 +284,8 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 		rewarm(rs);
 	/* the walk starts here: the frames below are the shim's own */
 	if (rs->depth || !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller,
-					      rs->open_site)))
-		s = sites_lookup(&rs->sites, id, caller, rs->open_site,
+					      open_site(rs))))
+		s = sites_lookup(&rs->sites, id, caller, open_site(rs),
 				 (uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
@@ -318,16 +323,14 @@ static inline __attribute__((always_inline)) void begin_warm(struct region_state
 							     uintptr_t caller, int nv, int wide,
 							     begin_fn *slow)
 {
-	struct rf_site *s;
 	struct frame *f;
 
 	if (unlikely(rs->depth || rs->top >= rs->frames_last ||
-		     !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller,
-					rs->open_site)))) {
+		     !sites_memo_holds(&rs->slots[id].last, caller, open_site(rs)))) {
 		slow(rs, c, id, caller);
 		return;
 	}
-	f = push(rs, s, id, nv);
+	f = push(rs, rs->slots[id].last.rec, id, nv);
 	if (unlikely(!read_values_warm(c, f->start, nv, wide))) {
 		begin_read_slow(rs, c, f);
 		return;
@@ -471,19 +474,18 @@ static inline __attribute__((always_inline)) int marker_guard(struct region_stat
 }
 
 /* Pop the top frame, charging `now` to its site and to its parent (nv:
- * rs->nv). */
-static inline __attribute__((always_inline)) void close_top(struct region_state *rs,
-							    const uint64_t *now,
-							    const struct frame_times *times,
-							    int nv)
+ * rs->nv; whole: 0 for an inner activation of a recursive region, which
+ * adds nothing to the inclusive value, else all ones). */
+static inline __attribute__((always_inline)) void charge_top(struct region_state *rs,
+							     const uint64_t *now,
+							     const struct frame_times *times,
+							     int nv, uint64_t whole)
 {
 	struct frame *f = rs->top--;
 	struct frame *parent = f - 1;	/* the root, for an outermost region */
 	struct rf_site *s = f->site;
-	uint64_t whole = f->outer ? UINT64_MAX : 0;	/* recursion adds nothing to incl */
 	uint32_t seq = rf_site_write_begin(s);
 
-	rs->open_site = parent->site;
 	add(&s->calls, 1);
 	add(&s->child_calls, f->children);
 	parent->children++;
@@ -502,7 +504,19 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	if (times)
 		charge_times(rs, s, f, times);
 	rf_site_write_end(s, seq);
-	rs->slots[f->region].open--;
+}
+
+/* Pop the top frame, charging it (nv: rs->nv). The activation that
+ * leaves its region open nowhere else is the outermost. (A mask, not a
+ * branch to a copy for inner ones: a call would put now in memory.) */
+static inline __attribute__((always_inline)) void close_top(struct region_state *rs,
+							    const uint64_t *now,
+							    const struct frame_times *times,
+							    int nv)
+{
+	uint32_t open = --rs->slots[rs->top->region].open;
+
+	charge_top(rs, now, times, nv, open == 0 ? UINT64_MAX : 0);
 }
 
 /* Drop the top frame unmeasured. */
@@ -510,7 +524,6 @@ static void drop_top(struct region_state *rs)
 {
 	struct frame *f = rs->top--;
 
-	rs->open_site = f[-1].site;
 	rs->slots[f->region].open--;
 }
 

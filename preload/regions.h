@@ -25,9 +25,9 @@ struct frame_times {
 struct frame {
 	struct rf_site *site;		/* the accumulator, in the report file */
 	uint32_t region;
-	uint32_t outer;			/* outermost open activation of region */
-	uint64_t children;		/* pairs closed directly inside */
 	uint64_t start[VALUES_MAX];
+	/* Zeroed at begin together (in pairs of words): */
+	uint64_t children;		/* pairs closed directly inside */
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
 };
@@ -48,11 +48,12 @@ struct name_slot {
 	int varies;			/* ptr's text was found writable */
 };
 
-/* Per region id: its open activations (a recursive region's inclusive
- * value counts the outermost call only), and at depth 0 the site of its
- * last warm begin (sites_cached). */
+/* Per region id: at depth 0 the site of its last warm begin
+ * (sites_cached), and its open activations (a recursive region's
+ * inclusive value counts the outermost call only: the one that closes
+ * the last). */
 struct region_slot {
-	struct site *last;
+	struct site_memo last;
 	uint32_t open;
 };
 
@@ -78,9 +79,6 @@ struct region_state {
 	struct frame *top;		/* the innermost open (the root: none), kept as
 					 * a pointer: no multiply at each marker */
 	struct frame *frames_last;	/* frames[frames_cap - 1]: room while top is below */
-	struct rf_site *open_site;	/* top->site (NULL: none open), the
-					 * parent of a begin: kept apart so that the warm
-					 * begin reads it without the frame's address */
 	uint32_t frames_cap;
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */

@@ -67,21 +67,37 @@ static inline int sites_of_call(const struct site *s, uint32_t id, uintptr_t cal
 	       s->key[1] == (uintptr_t)parent;
 }
 
-/* The warm path, depth 0: the call's site, first from *last, the site
- * of region id's last begin (the caller keeps one per region: while a
- * region is begun from one place under one parent, two compares and no
- * hash), then from the call's slot; NULL when neither holds it. */
-static inline struct rf_site *sites_cached(struct sites *ss, struct site **last, uint32_t id,
+/* What a region's last warm begin found: its site, and the call it
+ * was the site of (kept by the caller, one per region). Zeroed: none
+ * (no call has return address 0); rec is never NULL otherwise. */
+struct site_memo {
+	uintptr_t caller;
+	const struct rf_site *parent;
+	struct rf_site *rec;
+};
+
+/* The warm path, depth 0: whether *last is the site of the call (while
+ * a region is begun from one place under one parent: two compares, no
+ * hash); its site is then last->rec. */
+static inline int sites_memo_holds(const struct site_memo *last, uintptr_t caller,
+				   const struct rf_site *parent)
+{
+	return last->caller == caller && last->parent == parent;
+}
+
+/* The same, then the call's slot (remembered in *last when it holds
+ * the site); NULL when neither holds it. */
+static inline struct rf_site *sites_cached(struct sites *ss, struct site_memo *last, uint32_t id,
 					   uintptr_t caller, const struct rf_site *parent)
 {
-	struct site *s = *last;
+	struct site *s;
 
-	if (__builtin_expect(s && s->key[2] == caller && s->key[1] == (uintptr_t)parent, 1))
-		return s->rec;
+	if (sites_memo_holds(last, caller, parent))
+		return last->rec;
 	s = *sites_slot(ss, id, caller, parent);
-	if (!sites_of_call(s, id, caller, parent))
+	if (!sites_of_call(s, id, caller, parent) || !s->rec)
 		return NULL;
-	*last = s;
+	*last = (struct site_memo){ caller, parent, s->rec };
 	return s->rec;
 }
 
