@@ -72,6 +72,11 @@ PMCSHIM_NOINSTR_ static inline const struct pmcshim_api *pmcshim_get_(void)
 	return __atomic_load_n(&pmcshim_api_, __ATOMIC_RELAXED);
 }
 
+/* A marker of the table, loaded as the shim may replace it while the
+ * program runs (its own faster entries once set up, the plain ones once
+ * the process ends). */
+#define PMCSHIM_FN_(api, fn) __atomic_load_n(&(api)->fn, __ATOMIC_RELAXED)
+
 /* The id of a call site's name: looked up at the site's first run, kept
  * in the site's own static. */
 __attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline unsigned
@@ -91,7 +96,7 @@ pmcshim_site_id_(const struct pmcshim_api *a, const char *name, unsigned *site)
 		const struct pmcshim_api *pmcshim_a_ = pmcshim_get_();        \
 		if (pmcshim_a_) {                                             \
 			static unsigned pmcshim_id_;                          \
-			pmcshim_a_->fn(pmcshim_site_id_(pmcshim_a_, name,     \
+			PMCSHIM_FN_(pmcshim_a_, fn)(pmcshim_site_id_(pmcshim_a_, name, \
 							&pmcshim_id_));       \
 		}                                                             \
 	} while (0)
@@ -106,14 +111,14 @@ __attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_begin
 {
 	const struct pmcshim_api *a = pmcshim_get_();
 	if (a)
-		a->begin(name);
+		PMCSHIM_FN_(a, begin)(name);
 }
 
 __attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_end_name(const char *name)
 {
 	const struct pmcshim_api *a = pmcshim_get_();
 	if (a)
-		a->end(name);
+		PMCSHIM_FN_(a, end)(name);
 }
 
 /* Scoped regions: PMCSHIM_SCOPE("name") begins a region that ends when
@@ -133,7 +138,7 @@ pmcshim_scope_begin_(const char *name, unsigned *site)
 
 	if (s.api) {
 		s.id = pmcshim_site_id_(s.api, name, site);
-		s.api->begin_id(s.id);
+		PMCSHIM_FN_(s.api, begin_id)(s.id);
 	}
 	return s;
 }
@@ -141,7 +146,7 @@ pmcshim_scope_begin_(const char *name, unsigned *site)
 __attribute__((always_inline)) PMCSHIM_NOINSTR_ static inline void pmcshim_scope_end_(struct pmcshim_scope_ *s)
 {
 	if (s->api)
-		s->api->end_id(s->id);
+		PMCSHIM_FN_(s->api, end_id)(s->id);
 }
 
 #define PMCSHIM_CAT2_(a, b) a##b
@@ -189,7 +194,7 @@ public:
 		s_.id = 0;
 		if (s_.api) {
 			s_.id = s_.api->region(name);
-			s_.api->begin_id(s_.id);
+			PMCSHIM_FN_(s_.api, begin_id)(s_.id);
 		}
 	}
 	PMCSHIM_NOINSTR_ scope(const char *name, unsigned *site) : s_(pmcshim_scope_begin_(name, site)) {}

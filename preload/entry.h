@@ -15,7 +15,11 @@ extern int shim_active __attribute__((visibility("hidden")));
 /* The shim's words of the calling thread, in one block: a marker finds
  * them all with one thread-local look-up. */
 struct shim_tls {
-	int guard;			/* guard.h */
+	/* regions while a marker may take the warm path: the thread set up
+	 * and the shim not busy on it (NULL while the guard is held or a
+	 * marker runs: one load and one test stand for both). */
+	struct region_state *hot;
+	long guard;			/* guard.h */
 	struct region_state *regions;	/* the thread's, once set up */
 };
 extern __thread struct shim_tls shim_tls __attribute__((visibility("hidden")));

@@ -47,7 +47,7 @@ void regions_release(struct region_state *rs)
 {
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
-	rs->frames = rs->top = rs->frames_last = NULL;
+	rs->frames = rs->top = rs->frames_last = rs->warm_top = NULL;
 	rs->slots = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->slots_cap = 0;
@@ -167,6 +167,7 @@ static int grow_frames(struct region_state *rs)
 		return -1;
 	rs->top = rs->frames + n;
 	rs->frames_last = rs->frames + rs->frames_cap - 1;
+	rs->warm_top = rs->depth ? rs->frames : rs->frames_last;
 	return 0;
 }
 
@@ -315,19 +316,36 @@ static __attribute__((noinline)) void drop_busy(struct region_state *rs)
 
 typedef void begin_fn(struct region_state *rs, struct counters *c, uint32_t id,
 		      uintptr_t caller);
+/* begin_slow's copies: the id and caller first, where the entries
+ * receive and hold them, so that their tail calls move no register. */
+typedef void begin_slow_fn(uint32_t id, uintptr_t caller, struct region_state *rs,
+			   struct counters *c);
 
-/* The begin of a warm id (rs->warm_ids), inside the guard, which it
- * leaves (nv: rs->nv; slow: the copy of begin_slow for nv). */
+/* The end of a warm path: entered, one that entry_enter let in (the
+ * thread's own rs, which it gives back), else one inside the guard. */
+static inline __attribute__((always_inline)) void warm_leave(struct region_state *rs, int entered)
+{
+	if (entered) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		shim_tls.hot = rs;
+	} else {
+		guard_leave();
+	}
+}
+
+/* The begin of a warm id (rs->warm_ids), inside the guard or entered
+ * (warm_leave), which it leaves (nv: rs->nv; slow: the copy of
+ * begin_slow for nv). */
 static inline __attribute__((always_inline)) void begin_warm(struct region_state *rs,
 							     struct counters *c, uint32_t id,
 							     uintptr_t caller, int nv, int wide,
-							     begin_fn *slow)
+							     begin_slow_fn *slow, int entered)
 {
 	struct frame *f;
 
-	if (unlikely(rs->depth || rs->top >= rs->frames_last ||
+	if (unlikely(rs->top >= rs->warm_top ||
 		     !sites_memo_holds(&rs->slots[id].last, caller, open_site(rs)))) {
-		slow(rs, c, id, caller);
+		slow(id, caller, rs, c);
 		return;
 	}
 	f = push(rs, rs->slots[id].last.rec, id, nv);
@@ -335,19 +353,19 @@ static inline __attribute__((always_inline)) void begin_warm(struct region_state
 		begin_read_slow(rs, c, f);
 		return;
 	}
-	guard_leave();
+	warm_leave(rs, entered);
 }
 
 /* The begin of any id, inside the guard, which it leaves. */
 static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
 								struct counters *c, uint32_t id,
 								uintptr_t caller, int nv,
-								begin_fn *slow)
+								begin_slow_fn *slow)
 {
 	if (unlikely(id - 1u >= rs->warm_ids))
-		slow(rs, c, id, caller);
+		slow(id, caller, rs, c);
 	else
-		begin_warm(rs, c, id, caller, nv, 0, slow);
+		begin_warm(rs, c, id, caller, nv, 0, slow, 0);
 }
 
 /* A name the names limit refused stays refused: the slot keeps a copy
@@ -584,8 +602,8 @@ static void end_measured(struct region_state *rs, struct counters *c, uint32_t i
 		end_unbalanced(rs, id, now, t);
 }
 
-static __attribute__((noinline)) void end_slow(struct region_state *rs, struct counters *c,
-					       uint32_t id)
+static __attribute__((noinline)) void end_slow(uint32_t id, struct region_state *rs,
+					       struct counters *c)
 {
 	end_measured(rs, c, id, 0);
 	guard_leave();
@@ -596,17 +614,17 @@ static __attribute__((noinline)) void end_slow(struct region_state *rs, struct c
  * open, frames[0], the root, holds region 0, which no id is. */
 static inline __attribute__((always_inline)) void end_warm(struct region_state *rs,
 							   struct counters *c, uint32_t id,
-							   int nv, int wide)
+							   int nv, int wide, int entered)
 {
 	uint64_t now[VALUES_MAX];
 
 	if (unlikely(!read_values_warm(c, now, nv, wide) ||
 		     rs->top->region != id)) {
-		end_slow(rs, c, id);
+		end_slow(id, rs, c);
 		return;
 	}
 	close_top(rs, now, NULL, nv);
-	guard_leave();
+	warm_leave(rs, entered);
 }
 
 /* The end of any id, inside the guard, which it leaves. */
@@ -615,16 +633,16 @@ static inline __attribute__((always_inline)) void end_guarded(struct region_stat
 							      int nv)
 {
 	if (unlikely(id - 1u >= rs->warm_ids))
-		end_slow(rs, c, id);
+		end_slow(id, rs, c);
 	else
-		end_warm(rs, c, id, nv, 0);
+		end_warm(rs, c, id, nv, 0, 0);
 }
 
 /* The markers: the guard, then the begin or the end inside it. */
 static inline __attribute__((always_inline)) void begin_marker(struct region_state *rs,
 							       struct counters *c, uint32_t id,
 							       uintptr_t caller, int nv,
-							       begin_fn *slow)
+							       begin_slow_fn *slow)
 {
 	if (marker_guard(rs))
 		begin_guarded(rs, c, id, caller, nv, slow);
@@ -689,12 +707,12 @@ static __attribute__((noinline)) void end_name_lookup(struct region_state *rs,
 static inline __attribute__((always_inline)) void begin_name_slow(struct region_state *rs,
 								  const char *name,
 								  uintptr_t caller, int nv,
-								  begin_fn *slow)
+								  begin_slow_fn *slow)
 {
 	uint32_t id = name_id_by_text(rs, name);
 
 	if (likely(id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, 0, slow);
+		begin_warm(rs, rs->counters, id, caller, nv, 0, slow, 0);
 	else
 		begin_name_lookup(rs, name, caller);
 }
@@ -705,60 +723,76 @@ static inline __attribute__((always_inline)) void end_name_slow(struct region_st
 	uint32_t id = name_id_by_text(rs, name);
 
 	if (likely(id - 1u < rs->warm_ids))
-		end_warm(rs, rs->counters, id, nv, 0);
+		end_warm(rs, rs->counters, id, nv, 0, 0);
 	else
 		end_name_lookup(rs, name);
 }
 
 /* The calling thread's region state when a marker may take the warm
- * path: recording, the thread set up, the shim not busy on it. The
- * guard is then taken. NULL otherwise (nothing taken). */
+ * path: the thread set up, the shim not busy on it (the entries are
+ * called only while the process records: shim.c). The thread is then
+ * busy till guard_leave. NULL otherwise (nothing taken). */
 static inline __attribute__((always_inline)) struct region_state *entry_enter(void)
 {
 	struct shim_tls *tls = &shim_tls;
-	struct region_state *rs = tls->regions;
+	struct region_state *rs = tls->hot;
 
-	if (unlikely(!__atomic_load_n(&shim_active, __ATOMIC_RELAXED) || !rs || tls->guard))
+	if (unlikely(!rs))
 		return NULL;
-	tls->guard = 1;
+	tls->hot = NULL;	/* busy (guard_busy), till guard_leave */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return rs;
 }
 
+/* The entries off their warm path (rs: what entry_enter gave). Apart,
+ * so that the warm path computes nothing for them. */
+static __attribute__((noinline)) void entry_begin_off(uint32_t id, uintptr_t caller,
+						      struct region_state *rs)
+{
+	if (rs && names_issued_id(id)) {	/* begins being dropped, other reads */
+		rs->markers->begin_in(rs, rs->counters, id, caller);
+		return;
+	}
+	if (rs)		/* an id to check (under the names lock), the setup */
+		guard_leave();
+	entry_cold.begin(id, caller);
+}
+
+static __attribute__((noinline)) void entry_end_off(uint32_t id, struct region_state *rs)
+{
+	if (rs && names_issued_id(id)) {
+		rs->markers->end_in(rs, rs->counters, id);
+		return;
+	}
+	if (rs)
+		guard_leave();
+	entry_cold.end(id);
+}
+
 static inline __attribute__((always_inline)) void entry_begin(uint32_t id, uintptr_t caller,
-							      int nv, int wide, begin_fn *slow)
+							      int nv, int wide, begin_slow_fn *slow)
 {
 	struct region_state *rs = entry_enter();
 
-	if (likely(rs && id - 1u < rs->warm_ids)) {
-		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
-	} else if (rs && names_issued_id(id)) {	/* begins being dropped, other reads */
-		rs->markers->begin_in(rs, rs->counters, id, caller);
-	} else {	/* an id to check (under the names lock), the setup */
-		if (rs)
-			guard_leave();
-		entry_cold.begin(id, caller);
-	}
+	if (likely(rs && id - 1u < rs->warm_ids))
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1);
+	else
+		entry_begin_off(id, caller, rs);
 }
 
 static inline __attribute__((always_inline)) void entry_end(uint32_t id, int nv, int wide)
 {
 	struct region_state *rs = entry_enter();
 
-	if (likely(rs && id - 1u < rs->warm_ids)) {
-		end_warm(rs, rs->counters, id, nv, wide);
-	} else if (rs && names_issued_id(id)) {
-		rs->markers->end_in(rs, rs->counters, id);
-	} else {
-		if (rs)
-			guard_leave();
-		entry_cold.end(id);
-	}
+	if (likely(rs && id - 1u < rs->warm_ids))
+		end_warm(rs, rs->counters, id, nv, wide, 1);
+	else
+		entry_end_off(id, rs);
 }
 
 static inline __attribute__((always_inline)) void entry_begin_name(const char *name,
 								   uintptr_t caller, int nv,
-								   int wide, begin_fn *slow)
+								   int wide, begin_slow_fn *slow)
 {
 	struct region_state *rs = entry_enter();
 	uint32_t id;
@@ -770,7 +804,7 @@ static inline __attribute__((always_inline)) void entry_begin_name(const char *n
 	if (unlikely(!(id = name_id_cached(rs, name))))
 		id = name_id_by_text(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, wide, slow);
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1);
 	else if (id)	/* begins being dropped, other reads */
 		rs->markers->begin_in(rs, rs->counters, id, caller);
 	else
@@ -790,7 +824,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	if (unlikely(!(id = name_id_cached(rs, name))))
 		id = name_id_by_text(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
-		end_warm(rs, rs->counters, id, nv, wide);
+		end_warm(rs, rs->counters, id, nv, wide, 1);
 	else if (id)
 		rs->markers->end_in(rs, rs->counters, id);
 	else
@@ -833,10 +867,10 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 #endif
 
 #define MARKERS_FOR(suffix, nv)                                                \
-	static __attribute__((noinline)) void begin_slow_##suffix(struct region_state *rs, \
-								  struct counters *c, \
-								  uint32_t id,     \
-								  uintptr_t caller) \
+	static __attribute__((noinline)) void begin_slow_##suffix(uint32_t id,     \
+								  uintptr_t caller, \
+								  struct region_state *rs, \
+								  struct counters *c) \
 	{                                                                      \
 		begin_slow(rs, c, id, caller, nv);                             \
 	}                                                                      \
@@ -945,6 +979,8 @@ void regions_init(struct region_state *rs, struct counters *c, int nvalues, int 
 void regions_attach(struct region_state *rs)
 {
 	shim_tls.regions = rs;
+	if (!shim_tls.guard)	/* else guard_leave sets it */
+		shim_tls.hot = rs;
 }
 
 const struct regions_entry *regions_entry(const struct region_state *rs)

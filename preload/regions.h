@@ -79,6 +79,9 @@ struct region_state {
 	struct frame *top;		/* the innermost open (the root: none), kept as
 					 * a pointer: no multiply at each marker */
 	struct frame *frames_last;	/* frames[frames_cap - 1]: room while top is below */
+	/* The warm begin's room: frames_last at depth 0; frames when stacks
+	 * are walked (top is never below: begin_slow does the walk). */
+	struct frame *warm_top;
 	uint32_t frames_cap;
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */

@@ -269,22 +269,44 @@ EXPORT const struct pmcshim_api *pmcshim_api(unsigned version)
 
 /* --- setup ---------------------------------------------------------- */
 
-/* The markers in the api table become whole entry points (one call from
- * the application, one thread-local look-up), for the values the main
- * thread has; their cold paths are this file's markers. */
+/* The markers the api table holds. */
+static void set_markers(void (*begin)(unsigned), void (*end)(unsigned),
+			void (*begin_name)(const char *), void (*end_name)(const char *))
+{
+	__atomic_store_n(&api.begin_id, begin, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.end_id, end, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.begin, begin_name, __ATOMIC_RELAXED);
+	__atomic_store_n(&api.end, end_name, __ATOMIC_RELAXED);
+}
+
+/* The entries installed, for the values the main thread has (kept: the
+ * same are put back after a failed exec, as threads' warm_ids were made
+ * for them). */
+static const struct regions_entry *installed;
+
+/* While the process records, the markers in the api table are whole
+ * entry points (one call from the application, one thread-local
+ * look-up), which do not look at shim_active: they are in the table
+ * only while it is set. Their cold paths are this file's markers. */
 static void install_entries(void)
 {
 	struct thread_state *t = threads_tls;
-	const struct regions_entry *e;
 
 	entry_cold = (struct entry_cold){ begin_cold, end_cold, begin_name_cold, end_name_cold };
-	if (!t)
-		return;
-	e = regions_entry(&t->rs);
-	__atomic_store_n(&api.begin_id, e->begin, __ATOMIC_RELAXED);
-	__atomic_store_n(&api.end_id, e->end, __ATOMIC_RELAXED);
-	__atomic_store_n(&api.begin, e->begin_name, __ATOMIC_RELAXED);
-	__atomic_store_n(&api.end, e->end_name, __ATOMIC_RELAXED);
+	if (t && !installed)
+		installed = regions_entry(&t->rs);
+	if (installed)
+		set_markers(installed->begin, installed->end, installed->begin_name,
+			    installed->end_name);
+}
+
+/* Not recording (the end, a fork child without a file): this file's
+ * markers, which look at shim_active. A marker that read the table
+ * just before may still take an entry's warm path, as one that read
+ * shim_active just before would. */
+static void remove_entries(void)
+{
+	set_markers(pmcshim_begin_id, pmcshim_end_id, pmcshim_begin, pmcshim_end);
 }
 
 /* Append the names of unavailable events sharing reason `first`'s. */
@@ -393,17 +415,21 @@ static void record_events(void)
 static void on_fork_child(int recording)
 {
 	__atomic_store_n(&shim_active, recording, __ATOMIC_RELEASE);
+	if (!recording)
+		remove_entries();
 }
 
 static void on_end(void)
 {
 	ompt_check_started();
 	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
+	remove_entries();
 }
 
 static void on_resume(void)
 {
 	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
+	install_entries();
 }
 
 /* Once, from the constructor or from the first marker if another
@@ -434,7 +460,6 @@ static void shim_setup(int argc, char **argv)
 		log_notice("call-site stacks reduced to the call site: %s", why);
 	guard_leave();
 	threads_init(&config, status);
-	install_entries();
 	guard_enter();
 	record_events();
 	guard_leave();
@@ -444,6 +469,7 @@ static void shim_setup(int argc, char **argv)
 	__atomic_add_fetch(&mapfile_header()->dropped[RF_DROP_EARLY],
 			   __atomic_exchange_n(&early, 0, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
+	install_entries();
 	errno = saved;
 }
 
