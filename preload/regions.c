@@ -51,7 +51,8 @@ void regions_release(struct region_state *rs)
 	rs->slots = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->slots_cap = 0;
-	memset(rs->names, 0, sizeof(rs->names));	/* refused copies were in the arena */
+	memset(rs->names, 0, sizeof(rs->names));
+	memset(rs->refused, 0, sizeof(rs->refused));	/* the copies were in the arena */
 }
 
 static void rewarm(struct region_state *rs);
@@ -374,15 +375,16 @@ static inline __attribute__((always_inline)) void begin_guarded(struct region_st
 static const char *remember_refused(struct region_state *rs, struct name_slot *e,
 				    const char *name)
 {
+	char **copy = &rs->refused[e - rs->names];
 	size_t len;
 
 	if (!name || !names_limit_reached() ||
-	    (!e->refused && !(e->refused = arena_alloc(&rs->arena, NAMES_MAX_LEN + 1))))
+	    (!*copy && !(*copy = arena_alloc(&rs->arena, NAMES_MAX_LEN + 1))))
 		return NULL;
 	len = strnlen(name, NAMES_MAX_LEN);
-	memcpy(e->refused, name, len);
-	e->refused[len] = '\0';
-	e->interned = e->refused;
+	memcpy(*copy, name, len);
+	(*copy)[len] = '\0';
+	e->interned = *copy;
 	return name;
 }
 
@@ -429,14 +431,15 @@ static inline struct name_slot *name_slot_of(struct region_state *rs, const char
  * frame and saved registers, which costs more than the loop. */
 static inline int same_text(const char *interned, const char *text)
 {
-	for (size_t i = 0;; i++) {
-		char c = interned[i];
+	size_t i = 0;
+	char c;
 
-		if (c != text[i])	/* a longer text was cut to the copy */
-			return c == '\0' && i == NAMES_MAX_LEN;
+	while ((c = interned[i]) == text[i]) {
 		if (c == '\0')
 			return 1;
+		i++;
 	}
+	return c == '\0' && i == NAMES_MAX_LEN;	/* a longer text was cut to the copy */
 }
 
 /* The id of a name, through a per-thread cache keyed by the pointer and
@@ -477,6 +480,23 @@ static inline uint32_t name_id_cached(struct region_state *rs, const char *name)
 	const struct name_slot *e = name_slot_of(rs, name);
 
 	if (likely(e->ptr == name && e->constant_at == codemap_stamp()))
+		return e->id;
+	return 0;
+}
+
+/* Both: name_id_cached, else name_id_by_text, with one look at the slot
+ * (the entries' path). */
+static inline __attribute__((always_inline)) uint32_t name_id_warm(struct region_state *rs,
+								    const char *name)
+{
+	const struct name_slot *e = name_slot_of(rs, name);
+	unsigned long stamp;
+
+	if (unlikely(e->ptr != name))
+		return 0;
+	stamp = codemap_stamp();
+	if (likely(e->constant_at == stamp) ||
+	    (name && e->varies && same_text(e->interned, name)))
 		return e->id;
 	return 0;
 }
@@ -801,8 +821,7 @@ static inline __attribute__((always_inline)) void entry_begin_name(const char *n
 		entry_cold.begin_name(name, caller);
 		return;
 	}
-	if (unlikely(!(id = name_id_cached(rs, name))))
-		id = name_id_by_text(rs, name);
+	id = name_id_warm(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
 		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1);
 	else if (id)	/* begins being dropped, other reads */
@@ -821,8 +840,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 		entry_cold.end_name(name);
 		return;
 	}
-	if (unlikely(!(id = name_id_cached(rs, name))))
-		id = name_id_by_text(rs, name);
+	id = name_id_warm(rs, name);
 	if (likely(id - 1u < rs->warm_ids))
 		end_warm(rs, rs->counters, id, nv, wide, 1);
 	else if (id)

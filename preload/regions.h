@@ -40,10 +40,9 @@ struct region_error {
 
 struct name_slot {
 	const char *ptr;		/* the caller's pointer */
-	const char *interned;		/* its text: stored, or in refused */
+	const char *interned;		/* its text: stored, or in refused[] */
 	unsigned long constant_at;	/* codemap_constant's stamp when ptr's
 					 * text was found in a read-only segment */
-	char *refused;			/* NAMES_MAX_LEN + 1 bytes, once needed */
 	uint32_t id;			/* 0: refused for the names limit */
 	int varies;			/* ptr's text was found writable */
 };
@@ -90,7 +89,8 @@ struct region_state {
 	uint32_t slots_cap;
 	struct sites sites;		/* the thread's accumulators */
 	struct region_error *errors;
-	struct name_slot names[NAME_CACHE];
+	struct name_slot names[NAME_CACHE];	/* 32 bytes each: an index is a shift */
+	char *refused[NAME_CACHE];	/* per name slot: NAMES_MAX_LEN + 1 bytes, once needed */
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has

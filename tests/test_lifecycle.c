@@ -172,6 +172,25 @@ static void test_exec_keeps_both_images(void)
 	runapp_free(&r);
 }
 
+/* An exec that fails ends nothing: the markers after it are recorded
+ * (the shim puts its entries back in the api table). */
+static void test_exec_that_fails(void)
+{
+	struct run r;
+	struct summary s;
+
+	CHECK(run_ends(&r, "badexec", "1000") == 0 && r.status == 0, "status %d", r.status);
+	CHECK(r.nreports == 1, "one file, got %d", r.nreports);
+	s = summarize(r.report_path[0], "work");
+	CHECK(s.calls == 1000 && s.state == RF_EXITED, "before: %lld calls, state %u", s.calls,
+	      s.state);
+	s = summarize(r.report_path[0], "after");
+	CHECK(s.calls == 500, "after, by name: %lld calls of 500", s.calls);
+	s = summarize(r.report_path[0], "fixed");
+	CHECK(s.calls == 500, "after, by id: %lld calls of 500", s.calls);
+	runapp_free(&r);
+}
+
 static void test_sh_c(void)
 {
 	struct run r;
@@ -944,6 +963,7 @@ int main(void)
 	RUN(test_killed_with_region_open);
 	RUN(test_quick_exit);
 	RUN(test_exec_keeps_both_images);
+	RUN(test_exec_that_fails);
 	RUN(test_sh_c);
 	RUN(test_exit_from_signal_handler);
 	RUN(test_fork_child_copy);

@@ -4,6 +4,8 @@
  *   exit, kill (SIGKILL), term (SIGTERM), int, hup, segv, abort, _exit,
  *   sh (execs `sh -c 'exit 5'`, which ends with _exit under dash),
  *   exec (execs itself as "ends after N/2": region "after"),
+ *   badexec (an exec that fails, then N/2 pairs "after" by name and
+ *      "fixed" by id: the process records on),
  *   handler (40 rounds: SIGALRM's handler calls exit() while the main loop
  *      is inside markers; the parent counts the clean ends),
  *   daemon (markers until the file "stop" exists, one pair per ms),
@@ -194,5 +196,13 @@ int main(int argc, char **argv)
 		execl("/proc/self/exe", "ends", "after", count, (char *)NULL);
 	if (!strcmp(mode, "sh"))
 		execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
+	if (!strcmp(mode, "badexec") &&
+	    execl("/nonexistent/ends", "ends", (char *)NULL) == -1) {
+		work(n / 2, "after");
+		for (long i = 0; i < n / 2; i++) {
+			PMCSHIM_BEGIN("fixed");
+			PMCSHIM_END("fixed");
+		}
+	}
 	return 0;
 }
