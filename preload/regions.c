@@ -183,10 +183,15 @@ static inline struct frame *frame_at(struct region_state *rs, uint32_t k)
 	return &rs->frames[k + 1];
 }
 
+/* The open frames' slots move with the array. */
 static int grow_slots(struct region_state *rs, uint32_t id)
 {
-	return grow_zeroed(&rs->arena, (void **)&rs->slots, &rs->slots_cap,
-			   sizeof(struct region_slot), id, UINT32_MAX / 2 / sizeof(struct region_slot));
+	if (grow_zeroed(&rs->arena, (void **)&rs->slots, &rs->slots_cap,
+			sizeof(struct region_slot), id, UINT32_MAX / 2 / sizeof(struct region_slot)))
+		return -1;
+	for (struct frame *f = rs->frames; rs->frames && f <= rs->top; f++)
+		f->slot = &rs->slots[f->region];
+	return 0;
 }
 
 /* The values of the threads the installed entries serve (0: none),
@@ -253,8 +258,9 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 	struct frame *f = ++rs->top;
 
 	f->site = site;
+	f->slot = &rs->slots[id];
 	f->region = id;
-	rs->slots[id].open++;
+	f->slot->open++;
 	f->children = 0;
 #pragma GCC unroll 9
 	for (int i = 0; i < nv && i < VALUES_MAX; i++)
@@ -552,7 +558,7 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 							    const struct frame_times *times,
 							    int nv)
 {
-	uint32_t open = --rs->slots[rs->top->region].open;
+	uint32_t open = --rs->top->slot->open;
 
 	charge_top(rs, now, times, nv, open == 0 ? UINT64_MAX : 0);
 }

@@ -24,6 +24,7 @@ struct frame_times {
 
 struct frame {
 	struct rf_site *site;		/* the accumulator, in the report file */
+	struct region_slot *slot;	/* &slots[region] (moved when they grow) */
 	uint32_t region;
 	uint64_t start[VALUES_MAX];
 	/* Zeroed at begin together (in pairs of words): */

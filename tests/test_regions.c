@@ -11,6 +11,7 @@
 #include "harness.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +144,36 @@ static void test_recursion_not_double_counted(void)
 	CHECK(s->v[0].incl == s->v[0].max, "incl is the outermost call alone");
 	CHECK(s->v[0].excl + s2->v[0].excl + s3->v[0].excl == s->v[0].incl,
 	      "excl over all activations sums to incl");
+}
+
+/* The per-region array grows (a new, larger id) while a region is open:
+ * the open region still knows it is the outermost of its name when it
+ * ends, and so does its next call. */
+static void test_slots_grow_while_open(void)
+{
+	uint32_t r = names_intern("grow-r", NULL), big = 0;
+	char name[32];
+
+	for (int i = 0; big < 2 * r + 64; i++) {
+		snprintf(name, sizeof(name), "grow-filler-%d", i);
+		big = names_intern(name, NULL);
+	}
+	fresh();
+	regions_begin(&rs, &none, r, 0x5000);
+	spin();
+	regions_begin(&rs, &none, big, 0x5100);	/* the array grows here */
+	spin();
+	regions_end(&rs, &none, big);
+	regions_end(&rs, &none, r);
+	regions_begin(&rs, &none, r, 0x5000);
+	spin();
+	regions_end(&rs, &none, r);
+	struct rf_site *s = find(r, 0x5000), *b = find_in(big, 0x5100, s);
+	CHECK(s && b && s->calls == 2 && b->calls == 1, "calls");
+	CHECK(s->v[0].incl - s->v[0].excl == b->v[0].incl,
+	      "both calls outermost: incl %llu - excl %llu = the child's %llu",
+	      (unsigned long long)s->v[0].incl, (unsigned long long)s->v[0].excl,
+	      (unsigned long long)b->v[0].incl);
 }
 
 /* A function left open (by exit()) ends at its thread's end, measured,
@@ -430,6 +461,7 @@ int main(void)
 	RUN(test_stacks_interned_once);
 	RUN(test_nesting_exclusive);
 	RUN(test_recursion_not_double_counted);
+	RUN(test_slots_grow_while_open);
 	RUN(test_unbalanced);
 	RUN(test_function_open_at_end);
 	RUN(test_sites_split_by_call_site);
