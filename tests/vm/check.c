@@ -117,7 +117,7 @@ static void test_exact_loop(void)
 	      source0(rep), want);
 	t = rep_main_thread(rep);
 	long long n0 = per_call(t, "n0"), n1 = per_call(t, "n1m");
-	printf("    %s: region n0 %lld, n1m %lld instructions (cheapest of 5 calls each)\n",
+	printf("    %s: region n0 %lld, n1m %lld instructions (cheapest of 9 calls each)\n",
 	       source0(rep), n0, n1);
 	CHECK(n0 > 0 && n1 > 0, "regions missing");
 	CHECK(n1 - n0 == 2000000, "N=1e6 minus N=0 = %lld, want exactly 2000000", n1 - n0);
@@ -352,7 +352,7 @@ static void test_thread_total_vs_own_count(void)
 
 	CHECK(o0 >= 0 && o1 >= 0, "self reports/outputs (threads matched by tid)");
 	printf("    thread total: own %lld (N=0), %lld (N=1e6); shim overhead %lld and %lld "
-	       "instructions (least of 5 threads)\n", s0, s1, o0, o1);
+	       "instructions (least of 9 threads)\n", s0, s1, o0, o1);
 	/* an interrupt inside the loop adds to both counts alike */
 	CHECK(s1 - s0 >= 2000000, "own counts differ by %lld", s1 - s0);
 	CHECK(o0 == o1, "shim overhead not constant: %lld vs %lld", o0, o1);
@@ -697,7 +697,7 @@ static void test_region_coverage(void)
  * are virtual nanoseconds, one per instruction under -icount shift=0.
  * Through read() both counts are taken in one call: IPC is exactly 1.
  * Read from user space the two counters are read two instructions apart
- * (10 in 10e6 over 5 calls): within 1e-5 of 1. Either way the metric is
+ * (18 in 18e6 over 9 calls): within 1e-5 of 1. Either way the metric is
  * instructions / cycles of the same row, by hand. */
 static void test_metric_ipc(void)
 {
