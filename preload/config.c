@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cold.h"
 #include "funcspec.h"
 #include "log.h"
 #include "stacks.h"
@@ -160,20 +161,22 @@ static int load_output(struct config *c, const char *v)
 
 /* NAME,/REGEX/,...,min=DURATION (funcspec.h); a bad list: every
  * function recorded. */
+COLD struct funcspec config_funcspec_scratch;	/* 1 KiB of text and the regexes */
+
 static int load_functions(struct config *c, const char *v)
 {
-	static struct funcspec scratch;	/* 1 KiB of text and the regexes */
+	struct funcspec *scratch = &config_funcspec_scratch;
 	char why[256];
 
 	c->functions = v;
 	if (!v || !*v)
 		return 0;	/* (a parse would clear scratch: pages touched for nothing) */
 	c->functions = NULL;
-	if (funcspec_parse(&scratch, v, why, sizeof(why)) != 0) {
+	if (funcspec_parse(scratch, v, why, sizeof(why)) != 0) {
 		log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", v, why);
 		return -1;
 	}
-	funcspec_clear(&scratch);
+	funcspec_clear(scratch);
 	c->functions = v;
 	return 0;
 }
@@ -331,15 +334,17 @@ static int listed(const char *name, const char *const *skip)
 	return 0;
 }
 
+COLD struct config config_env_scratch;	/* PATH_MAX and the events: not on the stack */
+
 int config_check_env(const char *const *skip)
 {
-	static struct config scratch;	/* PATH_MAX and the events: not on the stack */
+	struct config *scratch = &config_env_scratch;
 	int bad = 0;
 
 	char name[SUGGEST_NAME];
 
 	for (size_t i = 0; i < NVARS; i++) {
-		if (listed(vars[i].name, skip) || load_var(&vars[i], &scratch) == 0)
+		if (listed(vars[i].name, skip) || load_var(&vars[i], scratch) == 0)
 			continue;
 		unsetenv(vars[i].name);
 		bad++;

@@ -26,6 +26,7 @@
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "cold.h"
 #include "names.h"
 #include "fds.h"
 #include "log.h"
@@ -309,10 +310,10 @@ static int reopen(void)
 }
 
 /* Why the file could not grow, for the one message. */
-static char why_not[PATH_MAX + 200];
+COLD char mapfile_why_not[PATH_MAX + 200];
 
 /* The descriptor to grow through: the kept one; after the application
- * took it, the file reopened by name and kept anew. -1 with why_not. */
+ * took it, the file reopened by name and kept anew. -1 with mapfile_why_not. */
 static int growth_fd(void)
 {
 	int lost = file_fd, fd;
@@ -323,7 +324,7 @@ static int growth_fd(void)
 		fds_disown(lost);
 	file_fd = -1;
 	if ((fd = reopen()) < 0) {
-		snprintf(why_not, sizeof(why_not), "the application closed or replaced its "
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "the application closed or replaced its "
 			 "descriptor %d, and reopening %s failed: %s", lost, path,
 			 errno == ESTALE ? "that name is another file now" : strerror(errno));
 		return -1;
@@ -343,14 +344,14 @@ static int grow(uint64_t need)
 	if (size > reserved)
 		size = reserved;
 	if (size < need) {
-		snprintf(why_not, sizeof(why_not), "its size limit, %llu bytes",
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "its size limit, %llu bytes",
 			 (unsigned long long)reserved);
 		return -1;
 	}
 	if ((fd = growth_fd()) < 0)
 		return -1;
 	if ((rc = allocate(fd, size)) != 0) {
-		snprintf(why_not, sizeof(why_not), "%s", strerror(rc));
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "%s", strerror(rc));
 		return -1;
 	}
 	__atomic_store_n(&file_size, size, __ATOMIC_RELAXED);
@@ -624,16 +625,17 @@ static void cut_repair(uint64_t cut)
 /* The size back, allocated where the file system allows. What was
  * written past the cut in the page it went into (the one page past the
  * end that does not fault) is kept: growing the file zeroes it. */
+COLD unsigned char mapfile_mend_page[PAGE_MAX];	/* (under mending) */
+
 static int restore(int fd, uint64_t size, uint64_t cut)
 {
-	static unsigned char page[PAGE_MAX];	/* (under mending) */
 	uint64_t n = cut % page_size ? page_size - cut % page_size : 0;
 	int rc;
 
-	memcpy(page, base + cut, n);
+	memcpy(mapfile_mend_page, base + cut, n);
 	rc = fallocate(fd, 0, 0, (off_t)size) == 0 ? 0 : ftruncate(fd, (off_t)size);
 	if (rc == 0)
-		memcpy(base + cut, page, n);
+		memcpy(base + cut, mapfile_mend_page, n);
 	return rc;
 }
 
@@ -716,7 +718,7 @@ void *mapfile_append(uint16_t type, size_t size)
 	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
 		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
-			  (unsigned long long)file_size, why_not);
+			  (unsigned long long)file_size, mapfile_why_not);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!r)

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cold.h"
 #include "log.h"
 #include "mapfile.h"
 #include "nextsym.h"
@@ -137,9 +138,11 @@ static void set_state(unsigned bit)
 
 /* The first line of the library's version, up to a comma, blanks made
  * single spaces: "Open MPI v4.1.4", "MPICH Version: 4.0.2". */
+COLD char mpi_version_text[8192];	/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
+
 static void library_name(char *out, size_t len)
 {
-	static char text[8192];	/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
+	char *text = mpi_version_text;
 	int (*fn)(word, word);
 	int n = 0;
 	size_t k = 0;
@@ -147,7 +150,7 @@ static void library_name(char *out, size_t len)
 	*(void **)&fn = pmpi("MPI_Get_library_version");
 	if (!fn || fn((word)text, (word)&n) != 0)
 		text[0] = '\0';
-	text[sizeof(text) - 1] = '\0';
+	text[sizeof(mpi_version_text) - 1] = '\0';
 	for (const char *p = text; *p && *p != '\n' && *p != ',' && k + 1 < len; p++) {
 		int blank = *p == ' ' || *p == '\t';
 
