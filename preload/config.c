@@ -291,12 +291,30 @@ static int load_var(const struct var *r, struct config *c)
  * close to: a typo, which would otherwise change nothing without a word.
  * Names far from every row (another tool's, the tests') are left alone.
  * 1 after one line (name filled), else 0. */
+/* Whether s begins with PMCSHIM_, in any case. By hand, as typo's
+ * length: strncasecmp and strcspn would page in libc's code and tables
+ * (ASCII's case, bytes up to a set) at every start, for every variable. */
+static int our_prefix(const char *s)
+{
+	for (int i = 0; i < 8; i++) {
+		char c = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+
+		if (c != "PMCSHIM_"[i])
+			return 0;
+	}
+	return 1;
+}
+
 static int typo(const char *entry, char *name, size_t len)
 {
-	size_t n = strcspn(entry, "=");
+	size_t n = 0;
 	struct suggest s;
 
-	if (n <= 8 || n >= len || strncasecmp(entry, "PMCSHIM_", 8))
+	if (!our_prefix(entry))
+		return 0;
+	while (entry[n] && entry[n] != '=')
+		n++;
+	if (n <= 8 || n >= len)
 		return 0;
 	memcpy(name, entry, n);
 	name[n] = '\0';

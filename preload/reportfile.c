@@ -239,7 +239,10 @@ int rf_boot_id(char *out, size_t len)
 		out[0] = '\0';
 		return -1;
 	}
-	out[strcspn(out, "\n")] = '\0';
+	/* (by hand: strcspn would page in libc's code for it at every start) */
+	for (char *p = out; *p; p++)
+		if (*p == '\n')
+			*p = '\0';
 	return 0;
 }
 
