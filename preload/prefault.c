@@ -16,19 +16,20 @@
 #define MADV_POPULATE_READ 22
 #endif
 
-extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+/* (an array of unknown size: the program headers follow the header) */
+extern const unsigned char __ehdr_start[] __attribute__((visibility("hidden")));
 
 /* (placed with the constructors, which call it: that page is mapped) */
 __attribute__((section(".text.startup"))) void prefault_code(void)
 {
-	const unsigned char *head = (const unsigned char *)&__ehdr_start;
-	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)(head + __ehdr_start.e_phoff);
+	const ElfW(Ehdr) *eh = (const void *)__ehdr_start;
+	const ElfW(Phdr) *ph = (const void *)(__ehdr_start + eh->e_phoff);
 	uintptr_t page = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096, bias = 0;
 
-	for (int i = 0; i < __ehdr_start.e_phnum; i++)
+	for (int i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
-			bias = (uintptr_t)head - ph[i].p_vaddr;
-	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+			bias = (uintptr_t)__ehdr_start - ph[i].p_vaddr;
+	for (int i = 0; i < eh->e_phnum; i++) {
 		uintptr_t from = (bias + ph[i].p_vaddr) & ~(page - 1);
 
 		/* (not the headers' segment: the dynamic linker read it all) */
