@@ -13,9 +13,10 @@
 #define TRACKED 65536		/* numbers above this are not watched */
 
 enum { NOT_OURS, OURS, LOST, ANY };
-/* Two bits a descriptor, four to a byte, a page for the first 16384:
- * the numbers a start touches (3, the report file's high one) share it. */
-COLD unsigned char fds_state[TRACKED / 4] __attribute__((aligned(4096)));
+/* Two bits a descriptor, four to a byte: the numbers a start touches
+ * (3, the report file's high one) are most often on one page. (Not
+ * page-aligned: .bss would be, and start on a page of its own.) */
+COLD unsigned char fds_state[TRACKED / 4];
 
 /* fd's two bits from `from` (ANY: whatever they are) to `to`; left
  * alone when they are not `from`. */
