@@ -5,8 +5,6 @@
  * maps them in a call. The segments are found from the ELF header the
  * linker places in the first one. Linux 5.14 and later; elsewhere the
  * call fails and the faults happen as before. */
-#include "prefault.h"
-
 #include <link.h>
 #include <stdint.h>
 #include <sys/auxv.h>
@@ -19,8 +17,9 @@
 /* (an array of unknown size: the program headers follow the header) */
 extern const unsigned char __ehdr_start[] __attribute__((visibility("hidden")));
 
-/* (placed with the constructors, which call it: that page is mapped) */
-__attribute__((section(".text.startup"))) void prefault_code(void)
+/* Before the shim's other constructors (the header's look-up of the
+ * markers in calibrate.c runs code in two more pieces), beside them. */
+__attribute__((constructor(101), section(".text.startup"))) static void prefault(void)
 {
 	const ElfW(Ehdr) *eh = (const void *)__ehdr_start;
 	const ElfW(Phdr) *ph = (const void *)(__ehdr_start + eh->e_phoff);

@@ -21,7 +21,6 @@
 #include "mpi.h"
 #include "names.h"
 #include "openmp.h"
-#include "prefault.h"
 #include "stacks.h"
 #include "shim.h"
 #include "threads.h"
@@ -451,7 +450,6 @@ static void shim_setup(int argc, char **argv)
 __attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
 {
 	(void)envp;
-	prefault_code();
 	if (__atomic_exchange_n(&setup_started, 1, __ATOMIC_ACQ_REL) == 0)
 		shim_setup(argc, argv);
 }
