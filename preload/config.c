@@ -16,6 +16,7 @@
 #include "log.h"
 #include "stacks.h"
 #include "suggest.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -155,7 +156,7 @@ static int load_output(struct config *c, const char *v)
 	}
 	if (v)
 		check_conversions(v);
-	snprintf(c->output, sizeof(c->output), "%s", v ? v : config_default_output(c));
+	text_copy(c->output, sizeof(c->output), v ? v : config_default_output(c));
 	return bad;
 }
 
@@ -400,7 +401,7 @@ int config_expand_output(const char *pattern, int pid, const char *host,
 	if (outlen == 0)
 		return -1;
 	out[0] = '\0';
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	pidbuf[text_put_u64(pidbuf, 0, sizeof(pidbuf), (uint64_t)pid)] = '\0';
 	for (const char *p = pattern; *p; p++) {
 		const char *piece = one;
 

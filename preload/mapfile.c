@@ -31,6 +31,7 @@
 #include "fds.h"
 #include "log.h"
 #include "sigbus.h"
+#include "text.h"
 
 #define FIRST_SIZE (64 * 1024)
 #define PAGE_MAX (64 * 1024)	/* arm64's largest */
@@ -91,7 +92,7 @@ static void candidate(const char *want, int k, char *out, size_t len)
 	const char *slash = strrchr(want, '/');
 
 	if (k == 0)
-		snprintf(out, len, "%s", want);
+		text_copy(out, len, want);
 	else if (dot && (!slash || dot > slash + 1))
 		snprintf(out, len, "%.*s.%d%s", (int)(dot - want), want, k, dot);
 	else
@@ -182,10 +183,13 @@ static int expand(const struct config *cfg, const char *exe, char *out, size_t l
 
 	gethostname(host, sizeof(host) - 1);
 	if (n && (pattern[n - 1] == '/' || (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)))) {
-		if (snprintf(path, sizeof(path), "%s%s%s", pattern,
-			     pattern[n - 1] == '/' ? "" : "/",
-			     config_default_output(cfg)) >= (int)sizeof(path))
+		const char *name = config_default_output(cfg);
+		const char *slash = pattern[n - 1] == '/' ? "" : "/";
+
+		if (n + strlen(slash) + strlen(name) >= sizeof(path))
 			return errno = ENAMETOOLONG, -1;
+		n = text_put(path, text_put(path, 0, sizeof(path), pattern), sizeof(path), slash);
+		path[text_put(path, n, sizeof(path), name)] = '\0';
 		pattern = path;
 	}
 	if (config_expand_output(pattern, getpid(), host, exe, cfg->rank, out, len) != 0)
@@ -537,39 +541,18 @@ static unsigned mends;		/* mends done: a waiting fault may be mended */
 static int mending;		/* a thread mends (a spin lock: signal handlers) */
 static int cut_said, lost_said;
 
-/* Async-signal-safe text: s, or v in decimal, at buf + at. */
-static size_t put(char *buf, size_t at, size_t len, const char *s)
-{
-	while (*s && at + 1 < len)
-		buf[at++] = *s++;
-	return at;
-}
-
-static size_t put_u64(char *buf, size_t at, size_t len, uint64_t v)
-{
-	char d[24];
-	int n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (n && at + 1 < len)
-		buf[at++] = d[--n];
-	return at;
-}
-
 static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const char *c)
 {
 	char m[PATH_MAX + 512];
-	size_t n = put(m, 0, sizeof(m), "pmcshim: report file ");
+	size_t n = text_put(m, 0, sizeof(m), "pmcshim: report file ");
 
-	n = put(m, n, sizeof(m), path);
-	n = put(m, n, sizeof(m), a);
-	n = put_u64(m, n, sizeof(m), cut);
-	n = put(m, n, sizeof(m), b);
+	n = text_put(m, n, sizeof(m), path);
+	n = text_put(m, n, sizeof(m), a);
+	n = text_put_u64(m, n, sizeof(m), cut);
+	n = text_put(m, n, sizeof(m), b);
 	if (c) {
-		n = put_u64(m, n, sizeof(m), lost);
-		n = put(m, n, sizeof(m), c);
+		n = text_put_u64(m, n, sizeof(m), lost);
+		n = text_put(m, n, sizeof(m), c);
 	}
 	m[n++] = '\n';
 	if (write(STDERR_FILENO, m, n) < 0) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "text.h"
 
 _Static_assert(sizeof(struct rf_header) <= RF_HEADER_SIZE, "header fits its page");
 _Static_assert(sizeof(struct rf_record) == 8, "record header");
@@ -259,10 +260,11 @@ static int same_boot(const struct rf_header *h)
 int rf_proc_start(uint64_t pid, uint64_t *start)
 {
 	char path[64], buf[1024];
+	size_t at = text_put_u64(path, text_put(path, 0, sizeof(path), "/proc/"), sizeof(path), pid);
 	const char *p;
 	int field = 2;
 
-	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	path[text_put(path, at, sizeof(path), "/stat")] = '\0';
 	if (read_small(path, buf, sizeof(buf)) != 0 || !(p = strrchr(buf, ')')))
 		return -1;
 	if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
