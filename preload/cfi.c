@@ -19,6 +19,7 @@
 #include <sys/auxv.h>
 
 #include "codemap.h"
+#include "cold.h"
 
 /* DWARF register numbers. A return address without a rule: on x86-64
  * every CIE gives one (the call pushed it), so none means none; on arm64
@@ -575,7 +576,7 @@ struct slot {
 	uint64_t val;
 };
 
-static struct slot cache[SLOTS];
+COLD struct slot cfi_cache[SLOTS];
 
 /* Nearby addresses get nearby slots: a process's first rules (the
  * calibration's, a stack's frames in one module) then touch few of the
@@ -591,7 +592,7 @@ static size_t home(uintptr_t ra)
 static void keep(uintptr_t ra, uint64_t v, unsigned long epoch)
 {
 	for (size_t i = 0, h = home(ra); i < PROBES; i++) {
-		struct slot *s = &cache[(h + i) & (SLOTS - 1)];
+		struct slot *s = &cfi_cache[(h + i) & (SLOTS - 1)];
 		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 
 		if (k == BUSY || (k && EPOCH(__atomic_load_n(&s->val, __ATOMIC_ACQUIRE)) == epoch))
@@ -611,7 +612,7 @@ struct cfi_rule cfi_rule(uintptr_t ra)
 	uint64_t v;
 
 	for (size_t i = 0, h = home(ra); i < PROBES; i++) {
-		struct slot *s = &cache[(h + i) & (SLOTS - 1)];
+		struct slot *s = &cfi_cache[(h + i) & (SLOTS - 1)];
 		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 
 		if (k == 0)

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cold.h"
 #include "funcspec.h"
 #include "log.h"
 #include "stacks.h"
 #include "suggest.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -154,26 +156,28 @@ static int load_output(struct config *c, const char *v)
 	}
 	if (v)
 		check_conversions(v);
-	snprintf(c->output, sizeof(c->output), "%s", v ? v : config_default_output(c));
+	text_copy(c->output, sizeof(c->output), v ? v : config_default_output(c));
 	return bad;
 }
 
 /* NAME,/REGEX/,...,min=DURATION (funcspec.h); a bad list: every
  * function recorded. */
+COLD struct funcspec config_funcspec_scratch;	/* 1 KiB of text and the regexes */
+
 static int load_functions(struct config *c, const char *v)
 {
-	static struct funcspec scratch;	/* 1 KiB of text and the regexes */
+	struct funcspec *scratch = &config_funcspec_scratch;
 	char why[256];
 
 	c->functions = v;
 	if (!v || !*v)
 		return 0;	/* (a parse would clear scratch: pages touched for nothing) */
 	c->functions = NULL;
-	if (funcspec_parse(&scratch, v, why, sizeof(why)) != 0) {
+	if (funcspec_parse(scratch, v, why, sizeof(why)) != 0) {
 		log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", v, why);
 		return -1;
 	}
-	funcspec_clear(&scratch);
+	funcspec_clear(scratch);
 	c->functions = v;
 	return 0;
 }
@@ -288,12 +292,30 @@ static int load_var(const struct var *r, struct config *c)
  * close to: a typo, which would otherwise change nothing without a word.
  * Names far from every row (another tool's, the tests') are left alone.
  * 1 after one line (name filled), else 0. */
+/* Whether s begins with PMCSHIM_, in any case. By hand, as typo's
+ * length: strncasecmp and strcspn would page in libc's code and tables
+ * (ASCII's case, bytes up to a set) at every start, for every variable. */
+static int our_prefix(const char *s)
+{
+	for (int i = 0; i < 8; i++) {
+		char c = s[i] >= 'a' && s[i] <= 'z' ? (char)(s[i] - 'a' + 'A') : s[i];
+
+		if (c != "PMCSHIM_"[i])
+			return 0;
+	}
+	return 1;
+}
+
 static int typo(const char *entry, char *name, size_t len)
 {
-	size_t n = strcspn(entry, "=");
+	size_t n = 0;
 	struct suggest s;
 
-	if (n <= 8 || n >= len || strncasecmp(entry, "PMCSHIM_", 8))
+	if (!our_prefix(entry))
+		return 0;
+	while (entry[n] && entry[n] != '=')
+		n++;
+	if (n <= 8 || n >= len)
 		return 0;
 	memcpy(name, entry, n);
 	name[n] = '\0';
@@ -331,15 +353,17 @@ static int listed(const char *name, const char *const *skip)
 	return 0;
 }
 
+COLD struct config config_env_scratch;	/* PATH_MAX and the events: not on the stack */
+
 int config_check_env(const char *const *skip)
 {
-	static struct config scratch;	/* PATH_MAX and the events: not on the stack */
+	struct config *scratch = &config_env_scratch;
 	int bad = 0;
 
 	char name[SUGGEST_NAME];
 
 	for (size_t i = 0; i < NVARS; i++) {
-		if (listed(vars[i].name, skip) || load_var(&vars[i], &scratch) == 0)
+		if (listed(vars[i].name, skip) || load_var(&vars[i], scratch) == 0)
 			continue;
 		unsetenv(vars[i].name);
 		bad++;
@@ -377,7 +401,7 @@ int config_expand_output(const char *pattern, int pid, const char *host,
 	if (outlen == 0)
 		return -1;
 	out[0] = '\0';
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	pidbuf[text_put_u64(pidbuf, 0, sizeof(pidbuf), (uint64_t)pid)] = '\0';
 	for (const char *p = pattern; *p; p++) {
 		const char *piece = one;
 

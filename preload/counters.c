@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fds.h"
+#include "text.h"
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | \
 		     PERF_FORMAT_TOTAL_TIME_RUNNING)
@@ -62,6 +63,7 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 {
 	const char *hint;
 	char buf[96];
+	size_t at;
 
 	switch (err) {
 	case ENOENT:
@@ -99,8 +101,10 @@ static void explain(struct event_status *st, const struct event_spec *ev, int er
 	}
 	st->source = SOURCE_UNAVAILABLE;
 	st->err = err;
-	snprintf(st->reason, sizeof(st->reason), "%s: %s",
-		 strerrorname_np(err) ? strerrorname_np(err) : "error", hint);
+	at = text_put(st->reason, 0, sizeof(st->reason),
+		      strerrorname_np(err) ? strerrorname_np(err) : "error");
+	at = text_put(st->reason, at, sizeof(st->reason), ": ");
+	st->reason[text_put(st->reason, at, sizeof(st->reason), hint)] = '\0';
 }
 
 #if defined(__aarch64__)

@@ -7,11 +7,30 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cold.h"
+
 #define EXPORT __attribute__((visibility("default")))
 #define TRACKED 65536		/* numbers above this are not watched */
 
-enum { NOT_OURS, OURS, LOST };
-static unsigned char state[TRACKED];
+enum { NOT_OURS, OURS, LOST, ANY };
+/* Two bits a descriptor, four to a byte: the numbers a start touches
+ * (3, the report file's high one) are most often on one page. (Not
+ * page-aligned: .bss would be, and start on a page of its own.) */
+COLD unsigned char fds_state[TRACKED / 4];
+
+/* fd's two bits from `from` (ANY: whatever they are) to `to`; left
+ * alone when they are not `from`. */
+static void change(int fd, unsigned from, unsigned to)
+{
+	unsigned char *b = &fds_state[fd / 4], old = __atomic_load_n(b, __ATOMIC_RELAXED), new;
+	int shift = fd % 4 * 2;
+
+	do {
+		if (from != ANY && ((old >> shift) & 3u) != from)
+			return;
+		new = (unsigned char)((old & ~(3u << shift)) | to << shift);
+	} while (!__atomic_compare_exchange_n(b, &old, new, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
 
 int fds_move_high(int fd)
 {
@@ -32,7 +51,7 @@ int fds_move_high(int fd)
 		high = fcntl(fd, F_DUPFD_CLOEXEC, floor / 2 > 3 ? floor / 2 : 3);
 	if (high < 0)
 		return fd;
-	syscall(SYS_close, fd);	/* (not through our close(): it reads state[] for nothing) */
+	syscall(SYS_close, fd);	/* (not through our close(): it reads fds_state[] for nothing) */
 	return high;
 }
 
@@ -56,10 +75,10 @@ void fds_with_low_reserved(void (*fn)(void *), void *arg)
 		close(taken[--n]);
 }
 
-static void set(int fd, unsigned char v)
+static void set(int fd, unsigned v)
 {
 	if (fd >= 0 && fd < TRACKED)
-		__atomic_store_n(&state[fd], v, __ATOMIC_RELAXED);
+		change(fd, ANY, v);
 }
 
 void fds_own(int fd)
@@ -74,7 +93,8 @@ void fds_disown(int fd)
 
 int fds_lost(int fd)
 {
-	return fd >= 0 && fd < TRACKED && __atomic_load_n(&state[fd], __ATOMIC_RELAXED) == LOST;
+	return fd >= 0 && fd < TRACKED &&
+	       ((__atomic_load_n(&fds_state[fd / 4], __ATOMIC_RELAXED) >> (fd % 4 * 2)) & 3u) == LOST;
 }
 
 void fds_close(int fd)
@@ -93,11 +113,8 @@ static void mark(unsigned lo, unsigned hi)
 {
 	if (hi >= TRACKED)
 		hi = TRACKED - 1;
-	for (unsigned fd = lo; fd <= hi; fd++) {
-		unsigned char ours = OURS;
-		__atomic_compare_exchange_n(&state[fd], &ours, LOST, 0,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	}
+	for (unsigned fd = lo; fd <= hi; fd++)
+		change((int)fd, OURS, LOST);
 }
 
 static void *next(const char *name)

@@ -10,6 +10,7 @@
  * calls back into these hooks. */
 #include "functions.h"
 
+#include "cold.h"
 #include "funcspec.h"
 
 #include <dlfcn.h>
@@ -57,13 +58,13 @@ static unsigned used, nchosen;
 static int full_said;
 
 /* PMCSHIM_FUNCTIONS, parsed (checked by config.c before). */
-static struct funcspec filter;
+COLD struct funcspec functions_filter;
 
 /* min= in ticks, once a function is met (0: no folding). */
 static uint64_t fold_ticks;
 
 /* Modules whose symbols were read (by their link map). */
-static const void *read_modules[MODULES_MAX];
+COLD const void *functions_read_modules[MODULES_MAX];
 static int nread;
 
 static inline uint32_t first_slot(uintptr_t fn)
@@ -109,7 +110,7 @@ static void set_fold_ticks(void)
 		ns = clock_mono_ns() - clock_start_mono_ns();
 	}
 	ticks = arch_ticks() - clock_start_ticks();
-	__atomic_store_n(&fold_ticks, (uint64_t)((double)filter.min_ns * ticks / ns) + 1,
+	__atomic_store_n(&fold_ticks, (uint64_t)((double)functions_filter.min_ns * ticks / ns) + 1,
 			 __ATOMIC_RELEASE);
 }
 
@@ -151,7 +152,7 @@ static void choose_in_image(const unsigned char *img, size_t size, uintptr_t bia
 		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && sym[i].st_shndx != SHN_UNDEF &&
 		    sym[i].st_value && sym[i].st_name < strsize &&
 		    memchr(str + sym[i].st_name, 0, strsize - sym[i].st_name) &&
-		    funcspec_chooses(&filter, str + sym[i].st_name))
+		    funcspec_chooses(&functions_filter, str + sym[i].st_name))
 			choose(bias + sym[i].st_value);
 	}
 }
@@ -185,10 +186,10 @@ static int chosen_fn(uintptr_t fn)
 		return 0;
 	if (!dladdr1((void *)fn, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
 		return 0;
-	for (i = 0; i < nread && read_modules[i] != lm; i++)
+	for (i = 0; i < nread && functions_read_modules[i] != lm; i++)
 		;
 	if (i == nread && nread < MODULES_MAX) {
-		read_modules[nread++] = lm;
+		functions_read_modules[nread++] = lm;
 		choose_in_file(lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe",
 			       lm->l_addr);
 	}
@@ -202,7 +203,7 @@ static uint32_t region_of(uintptr_t fn)
 {
 	uint32_t id;
 
-	if (filter.on && !chosen_fn(fn))
+	if (functions_filter.on && !chosen_fn(fn))
 		return 0;
 	modules_note(&fn, 1);	/* a dlopen()ed module: recorded for the reader */
 	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY);
@@ -220,7 +221,7 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 		return 0;
 	names_before_first();	/* not under the lock: it runs markers */
 	pthread_mutex_lock(&lock);
-	if (filter.min_ns && !fold_ticks)
+	if (functions_filter.min_ns && !fold_ticks)
 		set_fold_ticks();
 	if (!table)
 		__atomic_store_n(&table, arena_pages(SLOTS * sizeof(*table)), __ATOMIC_RELEASE);
@@ -287,5 +288,5 @@ void functions_setup(const char *spec)
 	char why[256];
 
 	if (spec && *spec)	/* else filter stays as it is, off */
-		funcspec_parse(&filter, spec, why, sizeof(why));	/* bad: config said so */
+		funcspec_parse(&functions_filter, spec, why, sizeof(why));	/* bad: config said so */
 }

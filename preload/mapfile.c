@@ -26,10 +26,12 @@
 #include "../include/pmcshim.h"
 #include "arch.h"
 #include "clock.h"
+#include "cold.h"
 #include "names.h"
 #include "fds.h"
 #include "log.h"
 #include "sigbus.h"
+#include "text.h"
 
 #define FIRST_SIZE (64 * 1024)
 #define PAGE_MAX (64 * 1024)	/* arm64's largest */
@@ -90,7 +92,7 @@ static void candidate(const char *want, int k, char *out, size_t len)
 	const char *slash = strrchr(want, '/');
 
 	if (k == 0)
-		snprintf(out, len, "%s", want);
+		text_copy(out, len, want);
 	else if (dot && (!slash || dot > slash + 1))
 		snprintf(out, len, "%.*s.%d%s", (int)(dot - want), want, k, dot);
 	else
@@ -169,21 +171,26 @@ static int create_excl(const char *want)
 	return errno = EEXIST, -1;
 }
 
-/* The configured output, expanded; a directory gets the default name. */
+/* The configured output, expanded; a directory gets the default name.
+ * (The directory's pattern is put in path, which create_excl fills
+ * next: a page of stack less, a page fault less at every start.) */
 static int expand(const struct config *cfg, const char *exe, char *out, size_t len)
 {
-	char host[256] = "", dir[PATH_MAX];
+	char host[256] = "";
 	const char *pattern = cfg->output;
 	struct stat st;
 	size_t n = strlen(pattern);
 
 	gethostname(host, sizeof(host) - 1);
 	if (n && (pattern[n - 1] == '/' || (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)))) {
-		if (snprintf(dir, sizeof(dir), "%s%s%s", pattern,
-			     pattern[n - 1] == '/' ? "" : "/",
-			     config_default_output(cfg)) >= (int)sizeof(dir))
+		const char *name = config_default_output(cfg);
+		const char *slash = pattern[n - 1] == '/' ? "" : "/";
+
+		if (n + strlen(slash) + strlen(name) >= sizeof(path))
 			return errno = ENAMETOOLONG, -1;
-		pattern = dir;
+		n = text_put(path, text_put(path, 0, sizeof(path), pattern), sizeof(path), slash);
+		path[text_put(path, n, sizeof(path), name)] = '\0';
+		pattern = path;
 	}
 	if (config_expand_output(pattern, getpid(), host, exe, cfg->rank, out, len) != 0)
 		return errno = ENAMETOOLONG, -1;
@@ -235,18 +242,42 @@ static int open_output(const struct config *cfg, const char *exe)
 
 /* --- growing -------------------------------------------------------------- */
 
+/* One reservation holds the file's range and, below it, the log of what
+ * a cut must put back (log_append), growing down from the file's first
+ * byte. The first pages of both then share their page tables, which a
+ * range of its own allocates anew at its first touch: about 50 us each on
+ * a VM, at every start. The file begins mid-way into a 2 MiB block (the
+ * span of a page table), so that they do share them. */
+#define BLOCK (UINT64_C(2) << 20)
+
+static unsigned char *log_top;		/* the file's first byte: the log ends there */
+static uint64_t log_cap;		/* the log's bytes, below log_top */
+
 /* Reserve address space for the biggest file we allow (or what the
- * process limits leave), mapping the file over all of it. */
+ * process limits leave), mapping the file over all of it. A record is
+ * 24 bytes at least, and its entry in the log 16 bytes more than what it
+ * saves of it: twice the file's range is room enough for the log. */
 static int map_reserved(int fd)
 {
 	for (uint64_t len = RF_MAX_SIZE; len >= FIRST_SIZE * 16; len /= 4) {
-		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_NORESERVE, fd, 0);
-		if (p != MAP_FAILED) {
-			base = p;
-			reserved = len;
-			return 0;
+		uint64_t total = 2 * len + BLOCK + len;
+		unsigned char *r = mmap(NULL, total, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		unsigned char *at;
+
+		if (r == MAP_FAILED)
+			continue;
+		at = r + 2 * len;
+		at += (BLOCK + BLOCK / 2 - (uintptr_t)at % BLOCK) % BLOCK;
+		if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+			 fd, 0) == MAP_FAILED) {
+			munmap(r, total);
+			return -1;
 		}
+		base = log_top = at;
+		reserved = len;
+		log_cap = (uint64_t)(at - r);
+		return 0;
 	}
 	return -1;
 }
@@ -285,10 +316,10 @@ static int reopen(void)
 }
 
 /* Why the file could not grow, for the one message. */
-static char why_not[PATH_MAX + 200];
+COLD char mapfile_why_not[PATH_MAX + 200];
 
 /* The descriptor to grow through: the kept one; after the application
- * took it, the file reopened by name and kept anew. -1 with why_not. */
+ * took it, the file reopened by name and kept anew. -1 with mapfile_why_not. */
 static int growth_fd(void)
 {
 	int lost = file_fd, fd;
@@ -299,7 +330,7 @@ static int growth_fd(void)
 		fds_disown(lost);
 	file_fd = -1;
 	if ((fd = reopen()) < 0) {
-		snprintf(why_not, sizeof(why_not), "the application closed or replaced its "
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "the application closed or replaced its "
 			 "descriptor %d, and reopening %s failed: %s", lost, path,
 			 errno == ESTALE ? "that name is another file now" : strerror(errno));
 		return -1;
@@ -319,14 +350,14 @@ static int grow(uint64_t need)
 	if (size > reserved)
 		size = reserved;
 	if (size < need) {
-		snprintf(why_not, sizeof(why_not), "its size limit, %llu bytes",
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "its size limit, %llu bytes",
 			 (unsigned long long)reserved);
 		return -1;
 	}
 	if ((fd = growth_fd()) < 0)
 		return -1;
 	if ((rc = allocate(fd, size)) != 0) {
-		snprintf(why_not, sizeof(why_not), "%s", strerror(rc));
+		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "%s", strerror(rc));
 		return -1;
 	}
 	__atomic_store_n(&file_size, size, __ATOMIC_RELAXED);
@@ -342,17 +373,17 @@ static int grow(uint64_t need)
  * goes on in place (the values counted before the cut are what is lost).
  * In anonymous memory, a fraction of the file's size (a site's keys are
  * 24 of its 72 bytes or more); a log that would pass its reserve stops,
- * and a cut then loses what it does not hold. */
+ * and a cut then loses what it does not hold.
+ *
+ * The log grows down from log_top: each entry, then right below it the
+ * bytes it saved; the next entry below those. */
 struct kept {
 	uint64_t off;			/* of the record in the file */
-	uint64_t at;			/* of its saved bytes in the log's bodies */
 	uint32_t len;			/* bytes saved, from the record's first */
 	uint32_t saved;			/* 0: its rf_record only (not published yet) */
 };
 
-static struct kept *kept;		/* in file order (appended under lock) */
-static unsigned char *bodies;
-static uint64_t nkept, kept_cap, bodies_used, bodies_cap;
+static uint64_t nkept, log_used;	/* (appended under lock) */
 static int log_full;
 /* The entry of the record this thread appended last: its publish. */
 static __thread struct kept *last_kept;
@@ -368,49 +399,37 @@ static uint32_t kept_len(uint16_t type, uint32_t size)
 	return size;
 }
 
-static void *reserve_anon(uint64_t *len)
-{
-	for (; *len >= FIRST_SIZE; *len /= 4) {
-		void *p = mmap(NULL, *len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p != MAP_FAILED)
-			return p;
-	}
-	return NULL;
-}
-
-/* Room for as many records as the file can hold (24 bytes at least
- * each), and as many bytes. */
-static void log_reserve(void)
-{
-	uint64_t n = reserved / 24 * sizeof(struct kept), b = reserved;
-
-	kept = reserve_anon(&n);
-	bodies = reserve_anon(&b);
-	kept_cap = n / sizeof(struct kept), bodies_cap = b;
-	log_full = !kept || !bodies;
-}
-
 static struct rf_record *saved_of(const struct kept *k)
 {
-	return (struct rf_record *)(void *)(bodies + k->at);
+	return (struct rf_record *)(void *)((unsigned char *)k - rf_align(k->len));
+}
+
+static struct kept *kept_first(void)
+{
+	return (struct kept *)(void *)log_top - 1;
+}
+
+static struct kept *kept_next(const struct kept *k)
+{
+	return (struct kept *)(void *)saved_of(k) - 1;
 }
 
 /* Under lock: the entry of a new record, its rf_record saved. */
 static void log_append(const struct rf_record *r, uint64_t off)
 {
 	uint32_t len = kept_len(r->type, r->size);
+	uint64_t need = sizeof(struct kept) + rf_align(len);
 	struct kept *k;
 
 	last_kept = NULL;
-	if (log_full || nkept == kept_cap || bodies_used + rf_align(len) > bodies_cap) {
+	if (log_full || log_used + need > log_cap) {
 		log_full = 1;
 		return;
 	}
-	k = &kept[nkept];
-	*k = (struct kept){ off, bodies_used, len, 0 };
+	k = (struct kept *)(void *)(log_top - log_used) - 1;
+	*k = (struct kept){ off, len, 0 };
 	memcpy(saved_of(k), r, sizeof(*r));
-	bodies_used += rf_align(len);
+	log_used += need;
 	__atomic_store_n(&nkept, nkept + 1, __ATOMIC_RELEASE);
 	last_kept = k;
 }
@@ -428,21 +447,16 @@ static void log_publish(const struct rf_record *r)
 	last_kept = NULL;
 }
 
-/* The entry of the record at off, or NULL. */
+/* The entry of the record at off, or NULL (a walk: mapfile_hide's one
+ * caller hides one record per process). */
 static struct kept *log_find(uint64_t off)
 {
-	uint64_t lo = 0, hi = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE);
+	uint64_t n = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE);
+	struct kept *k = kept_first();
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (kept[mid].off == off)
-			return &kept[mid];
-		if (kept[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (uint64_t i = 0; i < n && k->off <= off; i++, k = kept_next(k))
+		if (k->off == off)
+			return k;
 	return NULL;
 }
 
@@ -489,9 +503,9 @@ static void reset_thread(uint64_t off)
 static uint64_t log_put_back(uint64_t cut)
 {
 	uint64_t n = __atomic_load_n(&nkept, __ATOMIC_ACQUIRE), end = RF_HEADER_SIZE;
+	const struct kept *k = kept_first();
 
-	for (uint64_t i = 0; i < n; i++) {
-		const struct kept *k = &kept[i];
+	for (uint64_t i = 0; i < n; i++, k = kept_next(k)) {
 		const struct rf_record *saved = saved_of(k);
 		uint64_t from = k->off > cut ? k->off : cut;
 		uint32_t len = __atomic_load_n(&k->saved, __ATOMIC_ACQUIRE) ? k->len
@@ -513,10 +527,12 @@ static uint64_t log_put_back(uint64_t cut)
  * saved ones. */
 static void log_sync_done(void)
 {
-	for (uint64_t i = 0; i < nkept; i++)
-		if (!__atomic_load_n(&((struct rf_record *)(void *)(base + kept[i].off))->done,
+	struct kept *k = kept_first();
+
+	for (uint64_t i = 0; i < nkept; i++, k = kept_next(k))
+		if (!__atomic_load_n(&((struct rf_record *)(void *)(base + k->off))->done,
 				     __ATOMIC_ACQUIRE))
-			saved_of(&kept[i])->done = 0;
+			saved_of(k)->done = 0;
 }
 
 /* --- a file cut short under us ------------------------------------------- */
@@ -525,39 +541,18 @@ static unsigned mends;		/* mends done: a waiting fault may be mended */
 static int mending;		/* a thread mends (a spin lock: signal handlers) */
 static int cut_said, lost_said;
 
-/* Async-signal-safe text: s, or v in decimal, at buf + at. */
-static size_t put(char *buf, size_t at, size_t len, const char *s)
-{
-	while (*s && at + 1 < len)
-		buf[at++] = *s++;
-	return at;
-}
-
-static size_t put_u64(char *buf, size_t at, size_t len, uint64_t v)
-{
-	char d[24];
-	int n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while (v /= 10);
-	while (n && at + 1 < len)
-		buf[at++] = d[--n];
-	return at;
-}
-
 static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const char *c)
 {
 	char m[PATH_MAX + 512];
-	size_t n = put(m, 0, sizeof(m), "pmcshim: report file ");
+	size_t n = text_put(m, 0, sizeof(m), "pmcshim: report file ");
 
-	n = put(m, n, sizeof(m), path);
-	n = put(m, n, sizeof(m), a);
-	n = put_u64(m, n, sizeof(m), cut);
-	n = put(m, n, sizeof(m), b);
+	n = text_put(m, n, sizeof(m), path);
+	n = text_put(m, n, sizeof(m), a);
+	n = text_put_u64(m, n, sizeof(m), cut);
+	n = text_put(m, n, sizeof(m), b);
 	if (c) {
-		n = put_u64(m, n, sizeof(m), lost);
-		n = put(m, n, sizeof(m), c);
+		n = text_put_u64(m, n, sizeof(m), lost);
+		n = text_put(m, n, sizeof(m), c);
 	}
 	m[n++] = '\n';
 	if (write(STDERR_FILENO, m, n) < 0) {
@@ -615,16 +610,17 @@ static void cut_repair(uint64_t cut)
 /* The size back, allocated where the file system allows. What was
  * written past the cut in the page it went into (the one page past the
  * end that does not fault) is kept: growing the file zeroes it. */
+COLD unsigned char mapfile_mend_page[PAGE_MAX];	/* (under mending) */
+
 static int restore(int fd, uint64_t size, uint64_t cut)
 {
-	static unsigned char page[PAGE_MAX];	/* (under mending) */
 	uint64_t n = cut % page_size ? page_size - cut % page_size : 0;
 	int rc;
 
-	memcpy(page, base + cut, n);
+	memcpy(mapfile_mend_page, base + cut, n);
 	rc = fallocate(fd, 0, 0, (off_t)size) == 0 ? 0 : ftruncate(fd, (off_t)size);
 	if (rc == 0)
-		memcpy(base + cut, page, n);
+		memcpy(base + cut, mapfile_mend_page, n);
 	return rc;
 }
 
@@ -707,7 +703,7 @@ void *mapfile_append(uint16_t type, size_t size)
 	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
 		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
-			  (unsigned long long)file_size, why_not);
+			  (unsigned long long)file_size, mapfile_why_not);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!r)
@@ -847,7 +843,6 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	shadow = *header();
 	if (sysconf(_SC_PAGESIZE) > 0 && sysconf(_SC_PAGESIZE) <= PAGE_MAX)
 		page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	log_reserve();
 	sigbus_install(mend);
 	return 0;
 }

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cold.h"
 #include "log.h"
 #include "mapfile.h"
 #include "nextsym.h"
@@ -45,8 +46,10 @@
 
 typedef uintptr_t word;
 
+/* (its name, "MPI_Send", is an argument: a pointer here would make each
+ * of the wrappers' 200 structs a relocation and 8 bytes of .data, pages
+ * the dynamic linker writes at every start) */
 struct call {
-	const char *name;		/* "MPI_Send": the region */
 	void *next;			/* PMPI_Send, found at the first call */
 	uint32_t id;			/* the region's name id, 0 until named */
 };
@@ -75,21 +78,21 @@ static void *pmpi(const char *name)
 	return nextsym(RTLD_NEXT, p);
 }
 
-static __attribute__((noinline)) void *resolve(struct call *c)
+static __attribute__((noinline)) void *resolve(struct call *c, const char *name)
 {
-	void *fn = pmpi(c->name);
+	void *fn = pmpi(name);
 
 	if (fn)
 		__atomic_store_n(&c->next, fn, __ATOMIC_RELEASE);
 	else
 		log_error("%s called, but the MPI library has no P%s: the call returns an "
-			  "error", c->name, c->name);
+			  "error", name, name);
 	return fn;
 }
 
-static __attribute__((noinline)) uint32_t name_call(struct call *c)
+static __attribute__((noinline)) uint32_t name_call(struct call *c, const char *name)
 {
-	uint32_t id = mpi_region(c->name);
+	uint32_t id = mpi_region(name);
 
 	__atomic_store_n(&c->id, id, __ATOMIC_RELAXED);
 	return id;
@@ -97,17 +100,18 @@ static __attribute__((noinline)) uint32_t name_call(struct call *c)
 
 /* Before the call: *next is PMPI_<name> (NULL: none); begins the region.
  * Returns its id, 0 when not recorded. errno is the application's. */
-static inline uint32_t call_begin(struct call *c, uintptr_t caller, void **next)
+static inline uint32_t call_begin(struct call *c, const char *name, uintptr_t caller,
+				  void **next)
 {
 	int saved = errno;
 	uint32_t id = 0;
 
 	if (!(*next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE)))
-		*next = resolve(c);
+		*next = resolve(c, name);
 	if (enabled && *next) {
 		id = __atomic_load_n(&c->id, __ATOMIC_RELAXED);
 		if (!id)
-			id = name_call(c);
+			id = name_call(c, name);
 		if (id)
 			shim_begin_at(id, caller);
 	}
@@ -137,9 +141,11 @@ static void set_state(unsigned bit)
 
 /* The first line of the library's version, up to a comma, blanks made
  * single spaces: "Open MPI v4.1.4", "MPICH Version: 4.0.2". */
+COLD char mpi_version_text[8192];	/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
+
 static void library_name(char *out, size_t len)
 {
-	static char text[8192];	/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
+	char *text = mpi_version_text;
 	int (*fn)(word, word);
 	int n = 0;
 	size_t k = 0;
@@ -147,7 +153,7 @@ static void library_name(char *out, size_t len)
 	*(void **)&fn = pmpi("MPI_Get_library_version");
 	if (!fn || fn((word)text, (word)&n) != 0)
 		text[0] = '\0';
-	text[sizeof(text) - 1] = '\0';
+	text[sizeof(mpi_version_text) - 1] = '\0';
 	for (const char *p = text; *p && *p != '\n' && *p != ',' && k + 1 < len; p++) {
 		int blank = *p == ' ' || *p == '\t';
 
@@ -271,13 +277,13 @@ static void finalized(void)
 #define WRAP_WITH(fn, n, before, after)                                           \
 	EXPORT int fn(P##n)                                                       \
 	{                                                                         \
-		static struct call c = { #fn, NULL, 0 };                          \
+		static struct call c;                                             \
 		int (*next)(P##n);                                                \
 		uint32_t id;                                                      \
 		int rc;                                                           \
                                                                                   \
 		before;                                                           \
-		id = call_begin(&c, (uintptr_t)__builtin_return_address(0),       \
+		id = call_begin(&c, #fn, (uintptr_t)__builtin_return_address(0), \
 				(void **)&next);                                  \
 		if (!next)                                                        \
 			return NO_LIBRARY;                                        \
@@ -291,9 +297,9 @@ static void finalized(void)
 #define WRAP_DOUBLE(fn)                                                           \
 	EXPORT double fn(void)                                                    \
 	{                                                                         \
-		static struct call c = { #fn, NULL, 0 };                          \
+		static struct call c;                                             \
 		double (*next)(void);                                             \
-		uint32_t id = call_begin(&c, (uintptr_t)__builtin_return_address(0), \
+		uint32_t id = call_begin(&c, #fn, (uintptr_t)__builtin_return_address(0), \
 					 (void **)&next);                         \
 		double v;                                                         \
                                                                                   \

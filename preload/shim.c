@@ -23,6 +23,7 @@
 #include "openmp.h"
 #include "stacks.h"
 #include "shim.h"
+#include "text.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -340,14 +341,19 @@ static const char *slow_path_hint(void)
 }
 
 /* One line: the unavailable events grouped by reason, and how to enable
- * user-space reads when they are off. */
+ * user-space reads when they are off. (None made under PMCSHIM_QUIET:
+ * snprintf's code would be paged in for nothing.) */
 static void announce(void)
 {
 	char line[900] = "";
 	size_t used = 0;
 	unsigned done = 0;
 	int missing = 0;
-	const char *hint = slow_path_hint();
+	const char *hint;
+
+	if (config.quiet)
+		return;
+	hint = slow_path_hint();
 
 	for (int i = 0; i < config.events.n; i++) {
 		if (status[i].source != SOURCE_UNAVAILABLE)
@@ -402,11 +408,11 @@ static void record_events(void)
 		r->config = e->config;
 		r->exclude_kernel = (uint32_t)(e->exclude_kernel || status[i].user_only);
 		r->source = (uint32_t)status[i].source;
-		snprintf(r->name, sizeof(r->name), "%s", e->name);
-		snprintf(r->reason, sizeof(r->reason), "%s",
-			 status[i].source == SOURCE_UNAVAILABLE ? status[i].reason : "");
-		snprintf(r->mode_note, sizeof(r->mode_note), "%s",
-			 status[i].user_only ? status[i].reason : "");
+		text_copy(r->name, sizeof(r->name), e->name);
+		text_copy(r->reason, sizeof(r->reason),
+			  status[i].source == SOURCE_UNAVAILABLE ? status[i].reason : "");
+		text_copy(r->mode_note, sizeof(r->mode_note),
+			  status[i].user_only ? status[i].reason : "");
 		mapfile_publish(r);
 	}
 	mapfile_header()->nevents = (uint32_t)config.events.n;

@@ -1,12 +1,14 @@
 /* What the shim adds to starting things, against the same thing without
- * it in the same run (interleaved rounds, the best of each): a process
- * that does nothing (/bin/true), and a thread that starts, marks once 12
- * frames deep (so a stack of depth 8 is walked) and ends. CPU time (user
- * + system, from wait4) and wall time per process; per thread, a process
- * starting THREADS threads one after another less one starting none,
- * divided by THREADS.
+ * it in the same run: a process that does nothing (/bin/true), CPU and
+ * wall time per process (from wait4), TRUE_ROUNDS rounds interleaved
+ * with the bare program, the best round and percentiles of each; and a
+ * thread that starts, marks once 12 frames deep (so a stack of depth 8 is
+ * walked) and ends: a process starting THREADS threads one after another
+ * less one starting none, divided by THREADS, the best of ROUNDS.
+ * A second shim (the one before a change, say) runs in the same rounds,
+ * in a column of its own.
  *
- *   build/bench-starts build/libpmcshim.so     (PMCSHIM_OUTPUT: a scratch directory)
+ *   build/bench-starts build/libpmcshim.so [OTHER.so]  (PMCSHIM_OUTPUT: a scratch directory)
  *   build/bench-starts --threads N             (the child: N threads, then exit)
  */
 #include <pthread.h>
@@ -23,6 +25,8 @@
 
 #define THREADS 200
 #define ROUNDS 7
+#define TRUE_ROUNDS 300
+#define SHIMS 3		/* none, the shim, another */
 #define NEST 12
 
 extern char **environ;
@@ -106,48 +110,103 @@ static void keep_min(double *best, double v)
 		*best = v;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The p-th percentile of v[0..n) (sorted in place). */
+static double percentile(double *v, int n, int p)
+{
+	qsort(v, (size_t)n, sizeof(*v), by_value);
+	return v[(n - 1) * p / 100];
+}
+
+/* /bin/true without a shim and with each, interleaved: CPU and wall
+ * time of every round. */
+static double true_us[2][SHIMS][TRUE_ROUNDS];
+
+static int run_true(char *const shims[], int nshims)
+{
+	char *argv[] = { "/bin/true", NULL };
+
+	for (int r = 0; r < TRUE_ROUNDS; r++)
+		for (int s = 0; s < nshims; s++)
+			if (run(argv, shims[s], &true_us[0][s][r], &true_us[1][s][r]) != 0)
+				return -1;
+	return 0;
+}
+
+static void print_true(char *const shims[], int nshims)
+{
+	static const int pct[] = { 0, 10, 25, 50 };
+	static const char *what[] = { "CPU", "wall" };
+
+	for (int s = 2; s < nshims; s++)
+		printf("(other: %s)\n", shims[s]);
+	printf("%-32s %9s %9s %9s%s\n", "", "without", "with", "added",
+	       nshims > 2 ? "     other     added" : "");
+	for (int m = 0; m < 2; m++) {
+		for (unsigned k = 0; k < sizeof(pct) / sizeof(pct[0]); k++) {
+			char label[64];
+			double v[SHIMS];
+
+			for (int s = 0; s < nshims; s++)
+				v[s] = percentile(true_us[m][s], TRUE_ROUNDS, pct[k]);
+			snprintf(label, sizeof(label), "/bin/true, %s us, %s", what[m],
+				 k ? (pct[k] == 50 ? "median" : pct[k] == 10 ? "10th pct" : "25th pct")
+				   : "best");
+			printf("%-32s %9.0f %9.0f %+9.0f", label, v[0], v[1], v[1] - v[0]);
+			if (nshims > 2)
+				printf(" %9.0f %+9.0f", v[2], v[2] - v[0]);
+			printf("\n");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char threads[16];
 	char *t_argv[] = { argv[0], "--threads", threads, NULL };
-	char *true_argv[] = { "/bin/true", NULL };
-	/* [shim?][what]: what 0 /bin/true, 1 no threads, 2 THREADS threads */
-	double cpu[2][3], wall[2][3], c, w;
+	char *shims[SHIMS] = { NULL, argv[1], argc > 2 ? argv[2] : NULL };
+	int nshims = argc > 2 ? 3 : 2;
+	/* [shim][what]: what 0 no threads, 1 THREADS threads */
+	double cpu[SHIMS][2], c, w;
 
 	if (argc == 3 && strcmp(argv[1], "--threads") == 0)
 		return child(atoi(argv[2]));
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s SHIM.so\n", argv[0]);
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: %s SHIM.so [OTHER.so]\n", argv[0]);
 		return 2;
 	}
-	for (int s = 0; s < 2; s++)
-		for (int k = 0; k < 3; k++)
-			cpu[s][k] = wall[s][k] = -1;
+	for (int s = 0; s < nshims; s++)
+		cpu[s][0] = cpu[s][1] = -1;
+	if (run_true(shims, nshims) != 0) {
+		fprintf(stderr, "bench-starts: a run failed\n");
+		return 1;
+	}
 	for (int r = 0; r < ROUNDS; r++) {
-		for (int s = 0; s < 2; s++) {
-			const char *shim = s ? argv[1] : NULL;
-
-			for (int k = 0; k < 3; k++) {
-				snprintf(threads, sizeof(threads), "%d", k == 2 ? THREADS : 0);
-				if (run(k ? t_argv : true_argv, shim, &c, &w) != 0) {
+		for (int s = 0; s < nshims; s++) {
+			for (int k = 0; k < 2; k++) {
+				snprintf(threads, sizeof(threads), "%d", k ? THREADS : 0);
+				if (run(t_argv, shims[s], &c, &w) != 0) {
 					fprintf(stderr, "bench-starts: a run failed\n");
 					return 1;
 				}
 				keep_min(&cpu[s][k], c);
-				keep_min(&wall[s][k], w);
 			}
 		}
 	}
-	printf("%-40s %10s %10s %10s\n", "", "without", "with", "added");
-	printf("%-40s %10.0f %10.0f %+10.0f\n", "/bin/true, CPU us", cpu[0][0], cpu[1][0],
+	print_true(shims, nshims);
+	for (int s = 0; s < nshims; s++)
+		cpu[s][0] = (cpu[s][1] - cpu[s][0]) / THREADS;
+	printf("%-32s %9.1f %9.1f %+9.1f", "thread start+mark+end, CPU us", cpu[0][0], cpu[1][0],
 	       cpu[1][0] - cpu[0][0]);
-	printf("%-40s %10.0f %10.0f %+10.0f\n", "/bin/true, wall us", wall[0][0], wall[1][0],
-	       wall[1][0] - wall[0][0]);
-	for (int s = 0; s < 2; s++)
-		c = (cpu[s][2] - cpu[s][1]) / THREADS, cpu[s][0] = c;
-	printf("%-40s %10.1f %10.1f %+10.1f\n", "thread start+mark+end, CPU us", cpu[0][0],
-	       cpu[1][0], cpu[1][0] - cpu[0][0]);
-	printf("(%d rounds, the best of each; threads: %d in a process less none, per thread)\n",
-	       ROUNDS, THREADS);
+	if (nshims > 2)
+		printf(" %9.1f %+9.1f", cpu[2][0], cpu[2][0] - cpu[0][0]);
+	printf("\n(/bin/true: %d rounds, interleaved; threads: the best of %d rounds, %d threads "
+	       "in a process less none, per thread)\n", TRUE_ROUNDS, ROUNDS, THREADS);
 	return 0;
 }
