@@ -1,6 +1,8 @@
 #include "clock.h"
 
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MIN_CALIBRATION_NS 2000000u	/* 2 ms: ~1e-5 error from the clock reads */
 
@@ -25,6 +27,24 @@ uint64_t clock_real_ns(void)
 	return ns_of(CLOCK_REALTIME);
 }
 
+static uint64_t ns_of_sys(clockid_t id)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t clock_mono_ns_sys(void)
+{
+	return ns_of_sys(CLOCK_MONOTONIC);
+}
+
+uint64_t clock_real_ns_sys(void)
+{
+	return ns_of_sys(CLOCK_REALTIME);
+}
+
 uint64_t clock_thread_cpu_ns(void)
 {
 	return ns_of(CLOCK_THREAD_CPUTIME_ID);
@@ -32,8 +52,8 @@ uint64_t clock_thread_cpu_ns(void)
 
 void clock_start(void)
 {
-	start_real = clock_real_ns();
-	start_mono = clock_mono_ns();
+	start_real = clock_real_ns_sys();
+	start_mono = clock_mono_ns_sys();
 	start_ticks = arch_ticks();
 }
 
@@ -54,14 +74,14 @@ uint64_t clock_start_ticks(void)
 
 void clock_calibrate(int wait)
 {
-	uint64_t mono = clock_mono_ns(), ticks;
+	uint64_t mono = clock_mono_ns_sys(), ticks;
 
 	if (wait && mono - start_mono < MIN_CALIBRATION_NS) {
 		uint64_t left = MIN_CALIBRATION_NS - (mono - start_mono);
 		struct timespec ts = { 0, (long)left };
 		nanosleep(&ts, NULL);
 	}
-	mono = clock_mono_ns();
+	mono = clock_mono_ns_sys();
 	ticks = arch_ticks();
 	if (ticks > start_ticks)
 		ticks_per_ns = (double)(ticks - start_ticks) / (double)(mono - start_mono);

@@ -16,6 +16,12 @@ void clock_calibrate(int wait);
 double clock_ticks_per_ns(void);
 uint64_t clock_mono_ns(void);
 uint64_t clock_real_ns(void);
+/* The same by a system call, not the vDSO: for the few reads of the
+ * process's start and end and of its first thread's, which would page in
+ * the vDSO's two pages of data (two page faults) in a program that never
+ * reads the time itself. */
+uint64_t clock_mono_ns_sys(void);
+uint64_t clock_real_ns_sys(void);
 uint64_t clock_thread_cpu_ns(void);
 /* Process start, CLOCK_REALTIME and CLOCK_MONOTONIC. */
 uint64_t clock_start_real_ns(void);

@@ -858,8 +858,8 @@ void mapfile_finish(uint32_t state, const char *target)
 	clock_calibrate(__atomic_load_n(&names_issued, __ATOMIC_RELAXED) != 0);
 	if (target)
 		copy(h->exec_target, sizeof(h->exec_target), target);
-	h->end_real_ns = clock_real_ns();
-	h->end_mono_ns = clock_mono_ns();
+	h->end_real_ns = clock_real_ns_sys();
+	h->end_mono_ns = clock_mono_ns_sys();
 	h->end_ticks = arch_ticks();
 	h->ticks_per_ns = clock_ticks_per_ns();
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);

@@ -122,7 +122,7 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->nvalues = 1 + (uint32_t)t->ctr.nopen;
 	r->open_mask = open_mask(&t->ctr);
 	r->coverage = (uint32_t)t->ctr.multiplexed;
-	r->start_mono_ns = clock_mono_ns();
+	r->start_mono_ns = r->is_main ? clock_mono_ns_sys() : clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
 	r->setup_cpu_ns = t->start_cpu;
 	r->begin_cpu_ns = r->is_main && main_begin_cpu ? main_begin_cpu : t->start_cpu;
@@ -222,7 +222,7 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	struct rf_thread *r = t->rec;
 	uint64_t cpu = self ? clock_thread_cpu_ns() : thread_cpu_of(t->tid);
 
-	r->end_mono_ns = clock_mono_ns();
+	r->end_mono_ns = r->is_main ? clock_mono_ns_sys() : clock_mono_ns();
 	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu + t->shim_cpu ? UINT64_MAX :
 		    cpu - t->start_cpu - t->shim_cpu;
 	store_counts(t);
