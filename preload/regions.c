@@ -464,34 +464,10 @@ static __attribute__((noinline)) uint32_t name_id(struct region_state *rs, const
 	return e->id;
 }
 
-/* name_id's common case, with no call: the slot holds name's pointer
- * and its text, whether the text can change is known, and an id. 0
- * otherwise (name_id decides). */
-static inline __attribute__((always_inline)) uint32_t name_id_by_text(struct region_state *rs,
-								       const char *name)
-{
-	const struct name_slot *e = name_slot_of(rs, name);
-
-	if (likely(name && e->ptr == name && (e->varies || e->constant_at == codemap_stamp()) &&
-		   same_text(e->interned, name)))
-		return e->id;
-	return 0;
-}
-
-/* The id of a name whose text its slot knows cannot have changed (a
- * string literal, say, with no object unloaded since), with no call and
- * no compare: the name markers' warm path. 0 otherwise: name_id decides. */
-static inline uint32_t name_id_cached(struct region_state *rs, const char *name)
-{
-	const struct name_slot *e = name_slot_of(rs, name);
-
-	if (likely(e->ptr == name && e->constant_at == codemap_stamp()))
-		return e->id;
-	return 0;
-}
-
-/* Both: name_id_cached, else name_id_by_text, with one look at the slot
- * (the entries' path). */
+/* name_id's common case, with no call (the name markers' warm path):
+ * the slot holds name's pointer and an id, and the text is known not to
+ * have changed (a string literal, say, with no object unloaded since:
+ * no compare) or is compared. 0 otherwise: name_id decides. */
 static inline __attribute__((always_inline)) uint32_t name_id_warm(struct region_state *rs,
 								    const char *name)
 {
@@ -568,7 +544,7 @@ static void drop_top(struct region_state *rs)
 {
 	struct frame *f = rs->top--;
 
-	rs->slots[f->region].open--;
+	f->slot->open--;
 }
 
 static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, uint32_t id,
@@ -601,7 +577,7 @@ static void fold_top(struct region_state *rs)
 	parent->children += f->children;
 	for (int i = 0; i < rs->nv; i++)
 		parent->child[i] += f->child[i];
-	rs->slots[f->region].open--;
+	f->slot->open--;
 }
 
 /* An end off the warm path: a read other than the plain one, a begin
@@ -687,8 +663,8 @@ static inline __attribute__((always_inline)) void end_marker(struct region_state
  * exactly that many values, so that the loops unroll (by pragma: the
  * counter read's asm looks large to GCC) and the values stay in
  * registers, and the guard's address is found once per marker. The name
- * markers' warm path (a constant name in its slot) makes no call but the
- * tail call to the begin or end inside the guard: no stack frame. */
+ * markers' warm path (the name in its slot) makes no call: no stack
+ * frame. */
 typedef void end_fn(struct region_state *rs, struct counters *c, uint32_t id);
 typedef void begin_name_fn(struct region_state *rs, struct counters *c, const char *name,
 			   uintptr_t caller);
@@ -705,9 +681,8 @@ struct markers {
 	const struct regions_entry *entry, *entry_wide;
 };
 
-/* The name markers off their warm path (inside the guard): a name not
- * known constant, its text compared (nv: rs->nv; slow: the copy of
- * begin_slow for nv). The body of begin_name_slow_1 .. _9. */
+/* The name markers off their warm path (inside the guard): the names
+ * lock, maybe, then the copy for the thread's values. */
 static __attribute__((noinline)) void begin_name_lookup(struct region_state *rs,
 							const char *name, uintptr_t caller)
 {
@@ -730,26 +705,35 @@ static __attribute__((noinline)) void end_name_lookup(struct region_state *rs,
 		guard_leave();
 }
 
-static inline __attribute__((always_inline)) void begin_name_slow(struct region_state *rs,
-								  const char *name,
-								  uintptr_t caller, int nv,
-								  begin_slow_fn *slow)
+/* The name markers once the thread is taken (entered: by entry_enter,
+ * else the guard), which they leave (nv: rs->nv; slow: the copy of
+ * begin_slow for nv). */
+static inline __attribute__((always_inline)) void begin_name_taken(struct region_state *rs,
+								   const char *name,
+								   uintptr_t caller, int nv,
+								   int wide, begin_slow_fn *slow,
+								   int entered)
 {
-	uint32_t id = name_id_by_text(rs, name);
+	uint32_t id = name_id_warm(rs, name);
 
 	if (likely(id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, 0, slow, 0);
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, entered);
+	else if (id)	/* begins being dropped, other reads */
+		rs->markers->begin_in(rs, rs->counters, id, caller);
 	else
 		begin_name_lookup(rs, name, caller);
 }
 
-static inline __attribute__((always_inline)) void end_name_slow(struct region_state *rs,
-								const char *name, int nv)
+static inline __attribute__((always_inline)) void end_name_taken(struct region_state *rs,
+								 const char *name, int nv,
+								 int wide, int entered)
 {
-	uint32_t id = name_id_by_text(rs, name);
+	uint32_t id = name_id_warm(rs, name);
 
 	if (likely(id - 1u < rs->warm_ids))
-		end_warm(rs, rs->counters, id, nv, 0, 0);
+		end_warm(rs, rs->counters, id, nv, wide, entered);
+	else if (id)
+		rs->markers->end_in(rs, rs->counters, id);
 	else
 		end_name_lookup(rs, name);
 }
@@ -821,38 +805,22 @@ static inline __attribute__((always_inline)) void entry_begin_name(const char *n
 								   int wide, begin_slow_fn *slow)
 {
 	struct region_state *rs = entry_enter();
-	uint32_t id;
 
-	if (!rs) {
-		entry_cold.begin_name(name, caller);
-		return;
-	}
-	id = name_id_warm(rs, name);
-	if (likely(id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1);
-	else if (id)	/* begins being dropped, other reads */
-		rs->markers->begin_in(rs, rs->counters, id, caller);
+	if (rs)
+		begin_name_taken(rs, name, caller, nv, wide, slow, 1);
 	else
-		begin_name_lookup(rs, name, caller);
+		entry_cold.begin_name(name, caller);
 }
 
 static inline __attribute__((always_inline)) void entry_end_name(const char *name, int nv,
 								 int wide)
 {
 	struct region_state *rs = entry_enter();
-	uint32_t id;
 
-	if (!rs) {
-		entry_cold.end_name(name);
-		return;
-	}
-	id = name_id_warm(rs, name);
-	if (likely(id - 1u < rs->warm_ids))
-		end_warm(rs, rs->counters, id, nv, wide, 1);
-	else if (id)
-		rs->markers->end_in(rs, rs->counters, id);
+	if (rs)
+		end_name_taken(rs, name, nv, wide, 1);
 	else
-		end_name_lookup(rs, name);
+		entry_cold.end_name(name);
 }
 
 /* The entries for nv values (wide: for wide counters), which take
@@ -898,17 +866,6 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	{                                                                      \
 		begin_slow(rs, c, id, caller, nv);                             \
 	}                                                                      \
-	static __attribute__((noinline)) void begin_name_slow_##suffix(struct region_state *rs, \
-								       const char *name, \
-								       uintptr_t caller) \
-	{                                                                      \
-		begin_name_slow(rs, name, caller, nv, begin_slow_##suffix);    \
-	}                                                                      \
-	static __attribute__((noinline)) void end_name_slow_##suffix(struct region_state *rs, \
-								     const char *name) \
-	{                                                                      \
-		end_name_slow(rs, name, nv);                                   \
-	}                                                                      \
 	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
 							     struct counters *c,   \
 							     uint32_t id,          \
@@ -940,25 +897,18 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 								  const char *name, \
 								  uintptr_t caller) \
 	{                                                                      \
-		uint32_t id;                                                   \
-		if (!marker_guard(rs))                                         \
-			return;                                                \
-		if ((id = name_id_cached(rs, name)))                           \
-			begin_in_##suffix(rs, c, id, caller);                  \
-		else                                                           \
-			begin_name_slow_##suffix(rs, name, caller);            \
+		(void)c;	/* rs->counters */                             \
+		if (marker_guard(rs))                                          \
+			begin_name_taken(rs, name, caller, nv, 0,              \
+					 begin_slow_##suffix, 0);              \
 	}                                                                      \
 	static __attribute__((noinline)) void end_name_##suffix(struct region_state *rs, \
 								struct counters *c, \
 								const char *name)  \
 	{                                                                      \
-		uint32_t id;                                                   \
-		if (!marker_guard(rs))                                         \
-			return;                                                \
-		if ((id = name_id_cached(rs, name)))                           \
-			end_in_##suffix(rs, c, id);                            \
-		else                                                           \
-			end_name_slow_##suffix(rs, name);                      \
+		(void)c;	/* rs->counters */                             \
+		if (marker_guard(rs))                                          \
+			end_name_taken(rs, name, nv, 0, 0);                    \
 	}                                                                      \
 	ENTRIES_FOR(suffix, nv, 0)                                             \
 	WIDE_ENTRIES_FOR(suffix, nv)                                           \
