@@ -1,6 +1,5 @@
 /* The words every marker reads first (entry.h). */
 #include "entry.h"
 
-int shim_active;
 __thread struct shim_tls shim_tls;
 struct entry_cold entry_cold;

@@ -1,16 +1,13 @@
-/* What a marker's entry point looks at before anything else: whether the
- * shim records, and the calling thread's own words. Kept apart from
- * shim.c, which sets them, so that the regions code (whose entries read
- * them) links without the entry points, as its unit tests do. */
+/* What a marker's entry point looks at before anything else: the
+ * calling thread's own words. Kept apart from shim.c, which sets the
+ * entries up, so that the regions code (whose entries read them) links
+ * without shim.c, as its unit tests do. */
 #ifndef PMCSHIM_ENTRY_H
 #define PMCSHIM_ENTRY_H
 
 #include <stdint.h>
 
 struct region_state;
-
-/* Recording: a file exists and the process runs (shim.c). */
-extern int shim_active __attribute__((visibility("hidden")));
 
 /* The shim's words of the calling thread, in one block: a marker finds
  * them all with one thread-local look-up. */

@@ -33,6 +33,7 @@
 static struct config config;
 static struct event_status status[EVENTS_MAX];
 static char exe_name[256];
+int shim_active;
 static int setup_started;
 static uint64_t early;		/* markers before setup (counted once it exists) */
 

@@ -5,7 +5,6 @@
 
 #include <stdint.h>
 
-#include "entry.h"
 #include "reportfile.h"
 #include "threads.h"
 
@@ -15,6 +14,9 @@ uint32_t shim_name(const char *name, enum rf_from source);
 /* caller: the return address into the application. */
 void shim_begin_at(uint32_t id, uintptr_t caller);
 void shim_end_at(uint32_t id);
+/* Recording: a file exists and the process runs. (The markers' entries
+ * do not read it: they are in the api table only while it is set.) */
+extern int shim_active;
 
 /* The calling thread's state off the warm path: sets the shim up (first
  * use before its constructor) or the thread (one not seen starting);
