@@ -260,10 +260,8 @@ static int count_cpu_pmus(int dir)
 		for (long at = 0; at < got;) {
 			const struct linux_dirent64 *e = (const void *)(buf + at);
 
-			size_t len = strnlen(e->d_name, sizeof(path) - sizeof("/cpus"));
-
-			memcpy(path, e->d_name, len);
-			memcpy(path + len, "/cpus", sizeof("/cpus"));
+			path[text_put(path, text_put(path, 0, sizeof(path), e->d_name),
+				      sizeof(path), "/cpus")] = '\0';
 			n += e->d_name[0] != '.' && faccessat(dir, path, F_OK, 0) == 0;
 			at += e->d_reclen;
 		}

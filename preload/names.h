@@ -51,14 +51,15 @@ void names_set_limit(uint32_t max);
 /* Ids 1 .. names_issued have been given out (grows; relaxed atomic). */
 extern uint32_t names_issued;
 
-/* Whether id was given out, as a marker asks: one compare, no lock. An
- * id it refuses takes names_given_out (the id may have been given out on
- * another thread an instant ago). */
+/* How many ids were given out (they are 1 to it). */
 static inline uint32_t names_issued_count(void)
 {
 	return __atomic_load_n(&names_issued, __ATOMIC_RELAXED);
 }
 
+/* Whether id was given out, as a marker asks: one compare, no lock. An
+ * id it refuses takes names_given_out (the id may have been given out on
+ * another thread an instant ago). */
 static inline int names_issued_id(uint32_t id)
 {
 	return id - 1u < __atomic_load_n(&names_issued, __ATOMIC_RELAXED);
