@@ -252,8 +252,11 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" 
 	result kernel_refused_says_so "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 2 (have uid $(id -u), paranoid '$paranoid')"
 else
 	u=$(mktemp -d "${TMPDIR:-/tmp}/launcher-nobody.XXXXXX") && chmod 777 "$u"
+	# copies nobody can reach wherever the tree lies (a clone inside a
+	# mktemp -d directory, mode 700, is out of its reach)
+	cp "$L" "$(dirname "$L")/libpmcshim.so" "$(dirname "$L")/pmcshim-report" "$u/"
 	(cd "$u" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$L" -e context-switches -o run sleep 0.01 >out 2>err)
+		"$u/pmcshim" -e context-switches -o run sleep 0.01 >out 2>err)
 	rc=$?
 	if [ $rc = 0 ] && grep -q '^pmcshim: context-switches counts in user space only: the kernel refused kernel mode (EACCES' "$u/err" &&
 	   grep -q 'context-switches \[read, user: kernel refused: EACCES' "$u/err"; then
