@@ -23,13 +23,15 @@ OBJCOPY := $(CROSS)objcopy
 B       := build/$(patsubst %-,%,$(CROSS))
 endif
 
-SHIM_SRC := $(wildcard preload/*.c)
-SHIM_HDR := $(wildcard preload/*.h) include/pmcshim.h
+# preload/<role>/<concept>.c, one object each in $(B)/shim/<role>/ (the
+# roles and their allowed directions: docs/design.md, "Layout").
+SHIM_SRC := $(wildcard preload/*/*.c)
+SHIM_HDR := $(wildcard preload/*/*.h) include/pmcshim.h
 # Header dependencies, tracked by the compiler (the .d files beside the objects).
 DEPFLAGS := -MMD -MP
-SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
+SHIM_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -fPIC -fvisibility=hidden -fno-omit-frame-pointer \
                -ftls-model=initial-exec -pthread
-# libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks.c.
+# libunwind is dlopen()ed (RTLD_LOCAL), never linked: see preload/stacks/stacks.c.
 # -z now: no lazy symbol binding inside a measured region's first call.
 # -z nodelete: once loaded, never unmapped; a host that dlopens and
 # dlcloses the shim still has threads whose exit runs the shim's pthread
@@ -42,7 +44,7 @@ APP_CFLAGS := $(WARN) $(DEFS) $(CFLAGS) -Iinclude -pthread
 all: $(B)/.deps-ok $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 
 # --- dependencies ---------------------------------------------------------
-# Checked by package (tools/deps.sh) once, then remembered in a stamp until
+# Checked by package (tools/build/deps.sh) once, then remembered in a stamp until
 # this Makefile changes. `make demo` and `make test` run as root install
 # what is missing, saying what; otherwise the build stops with the one
 # apt-get line to run. `make check-deps` checks again; `make deps` installs
@@ -50,7 +52,7 @@ all: $(B)/.deps-ok $(B)/libpmcshim.so $(B)/pmcshim-report $(B)/demo
 # The build (make, make demo, make install): a C compiler and elfutils for
 # the reader's symbols; libunwind (loaded at run time, the stacks) comes
 # with its -dev package. libpfm4-dev is optional: without its headers the
-# shim is built without native event names (preload/nopfm/pfm.c).
+# shim is built without native event names (preload/counters/nopfm/pfm.c).
 BUILD_DEB_DEPS := gcc make libc6-dev libunwind-dev libdw-dev libelf-dev uthash-dev
 # make test alone: C++, the JSON reader of the C suites, the fuzzer (clang),
 # native names, the man and pkg-config checks, the arm64 guest (QEMU, the
@@ -62,21 +64,21 @@ TEST_DEB_DEPS += g++ libjansson-dev clang libclang-rt-14-dev libpfm4-dev libpfm4
 	libopenmpi-dev openmpi-bin libmpich-dev mpich libomp-dev chromium nodejs linux-perf
 DEPS_INSTALL := $(if $(filter demo test,$(MAKECMDGOALS)),--install)
 
-$(B)/.deps-ok: Makefile tools/deps.sh
+$(B)/.deps-ok: Makefile tools/build/deps.sh
 	@mkdir -p $(@D)
-	@sh tools/deps.sh $(DEPS_INSTALL) $(BUILD_DEB_DEPS) && touch $@
+	@sh tools/build/deps.sh $(DEPS_INSTALL) $(BUILD_DEB_DEPS) && touch $@
 
 # After the build's check, never beside it: two apt-get runs at once fail
 # on each other's lock (make -j test on a fresh machine).
-$(B)/.test-deps-ok: Makefile tools/deps.sh | $(B)/.deps-ok
+$(B)/.test-deps-ok: Makefile tools/build/deps.sh | $(B)/.deps-ok
 	@mkdir -p $(@D)
-	@sh tools/deps.sh $(DEPS_INSTALL) --arm64 $(TEST_DEB_DEPS) && touch $@
+	@sh tools/build/deps.sh $(DEPS_INSTALL) --arm64 $(TEST_DEB_DEPS) && touch $@
 
 check-deps:
-	@sh tools/deps.sh $(BUILD_DEB_DEPS) && echo "deps: all installed"
+	@sh tools/build/deps.sh $(BUILD_DEB_DEPS) && echo "deps: all installed"
 
 deps:
-	@sh tools/deps.sh --install --arm64 $(BUILD_DEB_DEPS) $(TEST_DEB_DEPS)
+	@sh tools/build/deps.sh --install --arm64 $(BUILD_DEB_DEPS) $(TEST_DEB_DEPS)
 
 # What only the tests need, one a line (tests/install tells the build's
 # check these are missing).
@@ -85,6 +87,7 @@ print-test-deps:
 
 # --- shim -----------------------------------------------------------------
 $(B)/shim/%.o: preload/%.c $(SHIM_HDR) | $(B)/shim
+	@mkdir -p $(@D)
 	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
 $(B)/libpmcshim.so: $(SHIM_SRC:preload/%.c=$(B)/shim/%.o) Makefile
@@ -96,14 +99,15 @@ $(B)/shim:
 # Native names need libpfm4's headers, the build's one optional package;
 # without them the stand-in says so when a native name is asked for.
 # Decided when the object is made (after the dependency check).
-$(B)/shim/pfm.o: preload/pfm.c preload/nopfm/pfm.c $(SHIM_HDR) | $(B)/shim
-	@src=preload/pfm.c; printf '\043include <perfmon/pfmlib_perf_event.h>\n' | \
-	  $(CC) -E -x c - >/dev/null 2>&1 || src=preload/nopfm/pfm.c; \
-	  echo "$(CC) $(SHIM_CFLAGS) -Ipreload -c $$src -o $@"; \
-	  $(CC) $(SHIM_CFLAGS) -Ipreload -c $$src -o $@
+$(B)/shim/counters/pfm.o: preload/counters/pfm.c preload/counters/nopfm/pfm.c $(SHIM_HDR) | $(B)/shim
+	@mkdir -p $(@D)
+	@src=preload/counters/pfm.c; printf '\043include <perfmon/pfmlib_perf_event.h>\n' | \
+	  $(CC) -E -x c - >/dev/null 2>&1 || src=preload/counters/nopfm/pfm.c; \
+	  echo "$(CC) $(SHIM_CFLAGS) -c $$src -o $@"; \
+	  $(CC) $(SHIM_CFLAGS) -c $$src -o $@
 
 # --- tools and example ----------------------------------------------------
-# The reader's rules: tools/tools.mk.
+# The reader's rules: tools/reader/reader.mk.
 
 $(B)/demo: examples/demo.c include/pmcshim.h | $(B)/shim
 	$(CC) $(APP_CFLAGS) -o $@ $< -ldl
@@ -117,8 +121,8 @@ clean:
 	rm -rf $(B)
 
 include tests/tests.mk
-include tools/tools.mk
-include tools/launcher.mk
+include tools/reader/reader.mk
+include tools/launcher/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
@@ -135,7 +139,7 @@ include tests/vm/vm.mk
 # `make test` installs the tests' packages first (libpfm4-dev among them).
 $(SHIM_SRC:preload/%.c=$(B)/shim/%.o) $(READER_OBJ) $(LAUNCH_OBJ): | $(B)/.deps-ok \
 	$(if $(filter test,$(MAKECMDGOALS)),$(B)/.test-deps-ok)
--include $(wildcard $(B)/shim/*.d $(B)/tools/*.d $(B)/launcher/*.d)
+-include $(wildcard $(B)/shim/*/*.d $(B)/tools/*/*.d $(B)/tools/*/*/*.d $(B)/launcher/*/*.d)
 
 # Defined after every include: each adds to TEST_BINS (what `make test`
 # builds) and to EXTRA_SUITES ("label=command+arg", run by tests/run.sh).

@@ -5,8 +5,8 @@
  * and the cache: a rule is read once, and again after a dlclose. */
 #include <stdint.h>
 
-#include "../preload/cfi.h"
-#include "../preload/codemap.h"
+#include "../preload/stacks/cfi.h"
+#include "../preload/stacks/codemap.h"
 #include "harness.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)

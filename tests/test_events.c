@@ -2,8 +2,8 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 
-#include "../preload/config.h"
-#include "../preload/events.h"
+#include "../preload/settings/config.h"
+#include "../preload/counters/events.h"
 #include "harness.h"
 
 static void test_generic_names(void)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "../preload/fpwalk.h"
+#include "../preload/stacks/fpwalk.h"
 #include "harness.h"
 
 #define CALLER ((uintptr_t)&main + 4)	/* in this program's code */

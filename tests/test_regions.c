@@ -2,12 +2,12 @@
  * unbalanced markers, and stack/name interning. Wall ticks are the only
  * value (no counters open), so the checks are on calls and on the
  * relations between inclusive and exclusive sums. */
-#include "../preload/codemap.h"
-#include "../preload/names.h"
-#include "../preload/regions.h"
-#include "../preload/stacks.h"
-#include "../preload/log.h"
-#include "../preload/mapfile.h"
+#include "../preload/stacks/codemap.h"
+#include "../preload/regions/names.h"
+#include "../preload/regions/regions.h"
+#include "../preload/stacks/stacks.h"
+#include "../preload/base/log.h"
+#include "../preload/report/mapfile.h"
 #include "harness.h"
 
 #include <dlfcn.h>

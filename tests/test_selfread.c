@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../preload/counters.h"
-#include "../preload/selfread.h"
+#include "../preload/counters/counters.h"
+#include "../preload/counters/selfread.h"
 #include "harness.h"
 
 static struct perf_event_mmap_page page;

@@ -2,7 +2,7 @@
 # and the integration tests again with the shim built under ASan+UBSan and
 # under TSan. `make test` runs them all through tests/run.sh.
 
-TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread
+TEST_CFLAGS := $(WARN) $(DEFS) -O1 -g -pthread -Ipreload
 UNIT_TESTS  := selfread events regions fpwalk cfi
 UNIT_BINS   := $(UNIT_TESTS:%=$(B)/tests/test_%)
 APP_NAMES   := threads behaviour unbalanced backtrace forks exits lazy ends fdapp mallocmark \
@@ -20,8 +20,7 @@ $(B)/tests/apps:
 # Unit tests link the modules, not the entry points (constructor,
 # interposed pthread_create, the MPI wrappers, the compiler's and OpenMP's
 # hooks).
-UNIT_OBJS = $(filter-out $(B)/shim/shim.o $(B)/shim/threads.o $(B)/shim/fork.o $(B)/shim/calibrate.o \
-	$(B)/shim/ending.o $(B)/shim/mpi.o $(B)/shim/functions.o $(B)/shim/openmp.o $(B)/shim/ompt.o,$(SHIM_OBJS))
+UNIT_OBJS = $(filter-out $(B)/shim/lifecycle/% $(B)/shim/sources/%,$(SHIM_OBJS))
 
 $(B)/tests/test_%: tests/test_%.c tests/harness.h $(UNIT_OBJS) | $(B)/tests/apps
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(UNIT_OBJS) -ldl -lm
@@ -33,8 +32,8 @@ $(B)/tests/test_integration: tests/test_integration.c tests/runapp.c tests/runap
 # Lifecycle: how processes end, live reads, descriptors (reads files with
 # the report file's own code).
 $(B)/tests/test_lifecycle: tests/test_lifecycle.c tests/runapp.c tests/runapp.h \
-		tests/harness.h preload/reportfile.c preload/reportfile.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/test_lifecycle.c tests/runapp.c preload/reportfile.c \
+		tests/harness.h preload/report/reportfile.c preload/report/reportfile.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_lifecycle.c tests/runapp.c preload/report/reportfile.c \
 	  -ljansson
 
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
@@ -83,12 +82,12 @@ TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
 
 $(B)/asan/libpmcshim.so: $(SHIM_SRC) $(SHIM_HDR)
 	mkdir -p $(@D)
-	$(CC) $(WARN) $(DEFS) -O1 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+	$(CC) $(WARN) $(DEFS) -Ipreload -O1 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	  -pthread $(ASAN_FLAGS) -shared -o $@ $(SHIM_SRC) $(SHIM_LIBS)
 
 $(B)/tsan/libpmcshim.so: $(SHIM_SRC) $(SHIM_HDR)
 	mkdir -p $(@D)
-	$(CC) $(WARN) $(DEFS) -O1 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+	$(CC) $(WARN) $(DEFS) -Ipreload -O1 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 	  -pthread $(TSAN_FLAGS) -shared -o $@ $(SHIM_SRC) $(SHIM_LIBS)
 
 # TSan needs the applications instrumented too.
@@ -98,9 +97,9 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 
 TSAN_APPS := threads exits forks ends unloads fdapp dlshim
 
-$(B)/tsan/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h include/pmcshim.h
+$(B)/tsan/apps/hammer: tests/apps/hammer.c preload/report/reportfile.c preload/report/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)
-	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ tests/apps/hammer.c preload/reportfile.c -ldl
+	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/report/reportfile.c -ldl
 TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(B)/tests/test_lifecycle $(APP_BINS) \
 	$(B)/tests/apps/hammer $(B)/rfdump
 ifeq ($(CROSS),)
@@ -121,8 +120,8 @@ endif
 
 # rfdump: the records of a report file, one per line (for the tests and
 # for looking at a file below the reader).
-$(B)/rfdump: tests/rfdump.c preload/reportfile.c preload/reportfile.h
-	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/reportfile.c
+$(B)/rfdump: tests/rfdump.c preload/report/reportfile.c preload/report/reportfile.h
+	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/report/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
 # Built with frame pointers, and (-nofp) as most code is, without: at
@@ -232,9 +231,9 @@ bench: bench-threads bench-starts bench-fdcheck
 .PHONY: bench bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
-$(B)/tests/apps/hammer: tests/apps/hammer.c preload/reportfile.c preload/reportfile.h \
+$(B)/tests/apps/hammer: tests/apps/hammer.c preload/report/reportfile.c preload/report/reportfile.h \
 		include/pmcshim.h | $(B)/tests/apps
-	$(CC) $(APP_FLAGS) -o $@ tests/apps/hammer.c preload/reportfile.c -ldl
+	$(CC) $(APP_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/report/reportfile.c -ldl
 
 # early: a library constructor marks before the shim's constructor runs.
 $(B)/tests/apps/libearly.so: tests/apps/libearly.c include/pmcshim.h | $(B)/tests/apps

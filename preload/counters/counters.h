@@ -6,7 +6,7 @@
 #include <linux/perf_event.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "base/arch.h"
 #include "events.h"
 #include "selfread.h"
 

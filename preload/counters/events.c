@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "pfm.h"
-#include "suggest.h"
+#include "base/suggest.h"
 
 struct known_event {
 	const char *name;

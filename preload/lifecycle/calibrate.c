@@ -6,11 +6,11 @@
  * calls: interruptions only ever add to a call. */
 #include <string.h>
 
-#include "../include/pmcshim.h"
+#include "../../include/pmcshim.h"
 #include "calibrate.h"
-#include "guard.h"
-#include "mapfile.h"
-#include "names.h"
+#include "regions/guard.h"
+#include "report/mapfile.h"
+#include "regions/names.h"
 
 #define REPS 64
 #define EMPTY "pmcshim:calibration-empty"

@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mapfile.h"
+#include "report/mapfile.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -4,12 +4,12 @@
 
 #include <pthread.h>
 
-#include "clock.h"
-#include "guard.h"
-#include "mapfile.h"
-#include "modules.h"
-#include "names.h"
-#include "stacks.h"
+#include "base/clock.h"
+#include "regions/guard.h"
+#include "report/mapfile.h"
+#include "report/modules.h"
+#include "regions/names.h"
+#include "stacks/stacks.h"
 #include "threads.h"
 
 static void (*child_hook)(int recording);

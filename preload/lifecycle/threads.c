@@ -4,7 +4,7 @@
  * thread's own code runs. A thread's memory comes from its own arena and
  * goes when it ends; its RF_THREAD record and sites stay in the file. */
 #include "threads.h"
-#include "openmp.h"
+#include "sources/openmp.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "calibrate.h"
-#include "clock.h"
-#include "guard.h"
-#include "mapfile.h"
-#include "names.h"
+#include "base/clock.h"
+#include "regions/guard.h"
+#include "report/mapfile.h"
+#include "regions/names.h"
 
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
 

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arena.h"
-#include "config.h"
-#include "counters.h"
-#include "regions.h"
-#include "reportfile.h"
+#include "base/arena.h"
+#include "settings/config.h"
+#include "counters/counters.h"
+#include "regions/regions.h"
+#include "report/reportfile.h"
 
 struct thread_state {
 	struct thread_state *next;	/* registry of unfinished threads */

@@ -2,8 +2,8 @@
  * file, and announced once per kind per process on stderr. */
 #include <errno.h>
 
-#include "log.h"
-#include "mapfile.h"
+#include "base/log.h"
+#include "report/mapfile.h"
 #include "names.h"
 #include "regions.h"
 

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "config.h"
-#include "index.h"
-#include "log.h"
-#include "mapfile.h"
+#include "base/arena.h"
+#include "settings/config.h"
+#include "base/index.h"
+#include "base/log.h"
+#include "report/mapfile.h"
 
 struct entry {
 	const struct rf_name *rec;

@@ -6,11 +6,11 @@
 
 #include "regions.h"
 
-#include "codemap.h"
+#include "stacks/codemap.h"
 #include "entry.h"
 #include "guard.h"
-#include "log.h"
-#include "mapfile.h"
+#include "base/log.h"
+#include "report/mapfile.h"
 #include "names.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "counters.h"
-#include "reportfile.h"
+#include "base/arena.h"
+#include "counters/counters.h"
+#include "report/reportfile.h"
 #include "sites.h"
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mapfile.h"
-#include "stacks.h"
+#include "report/mapfile.h"
+#include "stacks/stacks.h"
 
 void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
 		uint32_t thread)

@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "fpwalk.h"
-#include "index.h"
-#include "reportfile.h"
-#include "tablewalk.h"
+#include "base/arena.h"
+#include "stacks/fpwalk.h"
+#include "base/index.h"
+#include "report/reportfile.h"
+#include "stacks/tablewalk.h"
 
 #define SITE_CACHE 256			/* power of two */
 

@@ -23,15 +23,15 @@
 #include <unistd.h>
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION; not the header's load-time look-up */
-#include "../include/pmcshim.h"
-#include "arch.h"
-#include "clock.h"
-#include "cold.h"
-#include "names.h"
-#include "fds.h"
-#include "log.h"
+#include "../../include/pmcshim.h"
+#include "base/arch.h"
+#include "base/clock.h"
+#include "base/cold.h"
+#include "regions/names.h"
+#include "base/fds.h"
+#include "base/log.h"
 #include "sigbus.h"
-#include "text.h"
+#include "base/text.h"
 
 #define FIRST_SIZE (64 * 1024)
 #define PAGE_MAX (64 * 1024)	/* arm64's largest */

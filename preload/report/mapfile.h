@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "settings/config.h"
 #include "reportfile.h"
 
 struct mapfile_process {

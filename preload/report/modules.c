@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "mapfile.h"
 
 static void hex(const unsigned char *p, size_t n, char *out, size_t outlen)

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "text.h"
+#include "base/arch.h"
+#include "base/text.h"
 
 _Static_assert(sizeof(struct rf_header) <= RF_HEADER_SIZE, "header fits its page");
 _Static_assert(sizeof(struct rf_record) == 8, "record header");

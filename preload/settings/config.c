@@ -11,12 +11,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cold.h"
+#include "base/cold.h"
 #include "funcspec.h"
-#include "log.h"
-#include "stacks.h"
-#include "suggest.h"
-#include "text.h"
+#include "base/log.h"
+#include "stacks/stacks.h"
+#include "base/suggest.h"
+#include "base/text.h"
 
 extern char **environ;
 

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "events.h"
+#include "counters/events.h"
 
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"

@@ -10,8 +10,8 @@
  * calls back into these hooks. */
 #include "functions.h"
 
-#include "cold.h"
-#include "funcspec.h"
+#include "base/cold.h"
+#include "settings/funcspec.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -28,13 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arena.h"
-#include "clock.h"
-#include "guard.h"
-#include "log.h"
-#include "modules.h"
-#include "names.h"
-#include "shim.h"
+#include "base/arena.h"
+#include "base/clock.h"
+#include "regions/guard.h"
+#include "base/log.h"
+#include "report/modules.h"
+#include "regions/names.h"
+#include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -29,11 +29,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cold.h"
-#include "log.h"
-#include "mapfile.h"
-#include "nextsym.h"
-#include "shim.h"
+#include "base/cold.h"
+#include "base/log.h"
+#include "report/mapfile.h"
+#include "base/nextsym.h"
+#include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -6,7 +6,7 @@
 #ifndef PMCSHIM_MPI_H
 #define PMCSHIM_MPI_H
 
-#include "config.h"
+#include "settings/config.h"
 
 /* Setup: PMCSHIM_MPI. Nothing else happens until the program calls MPI. */
 void mpi_configure(const struct config *c);

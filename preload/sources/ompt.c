@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "openmp.h"
-#include "shim.h"
+#include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

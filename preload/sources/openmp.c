@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "log.h"
-#include "modules.h"
-#include "names.h"
-#include "nextsym.h"
-#include "shim.h"
+#include "regions/guard.h"
+#include "base/log.h"
+#include "report/modules.h"
+#include "regions/names.h"
+#include "base/nextsym.h"
+#include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define CALLER ((uintptr_t)__builtin_return_address(0))

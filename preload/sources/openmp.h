@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "reportfile.h"
-#include "threads.h"
+#include "report/reportfile.h"
+#include "lifecycle/threads.h"
 
 /* PMCSHIM_OPENMP: 0 leaves every OpenMP entry point to the runtime alone. */
 void openmp_setup(int enabled);

@@ -19,7 +19,7 @@
 #include <sys/auxv.h>
 
 #include "codemap.h"
-#include "cold.h"
+#include "base/cold.h"
 
 /* DWARF register numbers. A return address without a rule: on x86-64
  * every CIE gives one (the call pushed it), so none means none; on arm64

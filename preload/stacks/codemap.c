@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "base/arena.h"
 
 /* Objects that hold the signal return trampoline the kernel returns
  * through from a handler (glibc's __restore_rt on x86-64, the vDSO's

@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "arch.h"
+#include "base/arch.h"
 #include "codemap.h"
 
 /* This thread's stack, [lo, hi); hi == 0: not looked up yet; lo > hi:

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "config.h"
+#include "settings/config.h"
 
 #define FPWALK_SHIM_FRAMES_MAX 8	/* between the walk and the marker's entry */
 /* two per frame: a table walk's trail holds words, not records */

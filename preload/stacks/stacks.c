@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "base/arena.h"
 #include "codemap.h"
-#include "fds.h"
+#include "base/fds.h"
 #include "fpwalk.h"
-#include "index.h"
-#include "log.h"
-#include "mapfile.h"
-#include "modules.h"
+#include "base/index.h"
+#include "base/log.h"
+#include "report/mapfile.h"
+#include "report/modules.h"
 #include "tablewalk.h"
 
 static struct arena arena;

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "settings/config.h"
 #include "fpwalk.h"
-#include "reportfile.h"
+#include "report/reportfile.h"
 
 #define STACKS_MAX_FRAMES (CONFIG_MAX_DEPTH + 1)
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <ucontext.h>
 
-#include "arch.h"
+#include "base/arch.h"
 #include "cfi.h"
 #include "codemap.h"
 

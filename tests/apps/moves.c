@@ -167,7 +167,7 @@ static int ownbus(int n)
 
 /* --- the double fork -------------------------------------------------------- */
 
-#include "../../preload/reportfile.h"
+#include "../../preload/report/reportfile.h"
 
 static int dfork(void)
 {

@@ -56,7 +56,7 @@ check env_in_pmcshim3 "$(tags $M/pmcshim.3)" \
 check env_in_readme "$(grep -o '^| `PMCSHIM_[A-Z0-9_]*`' README.md | tr -d '|` ')" \
 	"README.md's environment table has no row for" "$@"
 
-set -- $(grep -o 'getenv("PMCSHIM_[A-Z0-9_]*")' tools/*.c /dev/null |
+set -- $(grep -o 'getenv("PMCSHIM_[A-Z0-9_]*")' $(find tools -name '*.c' | sort) /dev/null |
 	sed 's/^\([^:]*\):getenv("\(.*\)")$/\2@\1/' | sort -u -t@ -k1,1)
 check env_of_commands_in_pages "$(cat $M/pmcshim.1 $M/pmcshim.3 $M/pmcshim-report.1 |
 	sed 's/\\-/-/g')" "no man page names" "$@"
@@ -72,10 +72,10 @@ options() {
 	done | sort -u -t@ -k1,1
 }
 
-set -- $(options tools/pmcshim.c tools/launch_*.c)
+set -- $(options tools/launcher/pmcshim.c tools/launcher/launch_*.c)
 check options_in_pmcshim1 "$(tags $M/pmcshim.1)" "pmcshim(1) has no entry (.TP) for" "$@"
 [ $# -ge 7 ] || result launcher_options_found "fail" "only $# options found: $*"
-set -- $(options tools/pmcshim-report.c tools/report_*.c)
+set -- $(options tools/reader/pmcshim-report.c tools/reader/*/report_*.c)
 check options_in_pmcshim_report1 "$(tags $M/pmcshim-report.1)" \
 	"pmcshim-report(1) has no entry (.TP) for" "$@"
 [ $# -ge 12 ] || result reader_options_found "fail" "only $# options found: $*"

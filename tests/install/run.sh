@@ -216,9 +216,9 @@ else
 	result destdir_install_uninstall fail "$(tail -3 "$tmp/make.log")" "$(cat "$tmp/err")"
 fi
 
-# tools/deps.sh: silent for what is installed; for a missing package, the
+# tools/build/deps.sh: silent for what is installed; for a missing package, the
 # one apt-get line (no --install here: the test must not install anything).
-out=$(sh tools/deps.sh make 2>&1) && out2=$(sh tools/deps.sh make no-such-package-pmcshim 2>&1)
+out=$(sh tools/build/deps.sh make 2>&1) && out2=$(sh tools/build/deps.sh make no-such-package-pmcshim 2>&1)
 rc=$?
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	result deps_check "skip:no dpkg (not Debian)"

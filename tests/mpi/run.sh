@@ -22,7 +22,7 @@ SHIM=$(realpath "$B/libpmcshim.so")
 R=$(realpath "$B/pmcshim-report")
 L=$(realpath "$B/pmcshim")
 SRC=$(realpath tests/mpi/mpiapp.c)
-MPI_C=$(realpath preload/mpi.c)
+MPI_C=$(realpath preload/sources/mpi.c)
 ASAN_SHIM=$(realpath "$B/asan/libpmcshim.so" 2>/dev/null)
 ASAN_RT=$(${CC:-cc} -print-file-name=libasan.so)
 

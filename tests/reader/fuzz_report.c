@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_load.h"
-#include "report_model.h"
-#include "report_render.h"
-#include "report_tree.h"
+#include "reader/data/report_load.h"
+#include "reader/data/report_model.h"
+#include "reader/views/report_render.h"
+#include "reader/views/report_tree.h"
 
 static FILE *devnull;
 

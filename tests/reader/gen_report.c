@@ -1,4 +1,4 @@
-/* Writes synthetic version-2 report files (preload/reportfile.h) for the
+/* Writes synthetic version-2 report files (preload/report/reportfile.h) for the
  * reader's tests, fuzz seeds and benchmark: the same bytes for the same
  * options, numbers simple enough to check by hand.
  *
@@ -65,8 +65,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "reportfile.h"
+#include "base/arch.h"
+#include "report/reportfile.h"
 
 static const char *const region_names[] = { "solve", "io", "setup", "parse", "render" };
 static const char *event_names[RF_EVENTS_MAX] = { "instructions", "cycles", "task-clock",

@@ -1,4 +1,4 @@
-/* The live-file snapshot (tools/report_snapshot.c) against a writer that
+/* The live-file snapshot (tools/reader/data/report_snapshot.c) against a writer that
  * runs at the same time, as the shim does: one thread keeps updating a
  * site under its sequence count and appends new sites (body, done, tail);
  * the main thread snapshots and loads the file over and over.
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_load.h"
-#include "report_snapshot.h"
+#include "reader/data/report_load.h"
+#include "reader/data/report_snapshot.h"
 
 #define FILE_SIZE (1 << 20)
 #define SNAPSHOTS 2000		/* at least; and until 100 sites were seen */

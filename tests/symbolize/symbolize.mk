@@ -26,10 +26,10 @@ $(SYMT)/libsymtarget-nodebug.so: $(SYMT)/libsymtarget.so
 $(SYMT)/libsymtarget.debug: $(SYMT)/libsymtarget.so
 	$(OBJCOPY) --only-keep-debug $< $@
 
-$(SYMT)/test_symbolize: tests/symbolize/test_symbolize.c tools/symbolize.c \
-		tools/symbolize.h tests/harness.h | $(SYMT)
+$(SYMT)/test_symbolize: tests/symbolize/test_symbolize.c tools/reader/data/symbolize.c \
+		tools/reader/data/symbolize.h tests/harness.h | $(SYMT)
 	$(CC) $(WARN) $(DEFS) -O1 -g -Itools -Itests -o $@ tests/symbolize/test_symbolize.c \
-	  tools/symbolize.c -ldw -lelf
+	  tools/reader/data/symbolize.c -ldw -lelf
 
 TEST_BINS += $(SYMT)/test_symbolize $(SYMT)/target $(SYMT)/libsymtarget.so \
 	$(SYMT)/target-nodebug $(SYMT)/target.debug \

@@ -1,11 +1,11 @@
-/* Tests of the offline symbolizer (tools/symbolize.c). The expected answers
+/* Tests of the offline symbolizer (tools/reader/data/symbolize.c). The expected answers
  * come from the target program itself (target.c): it prints, for a few
  * call sites, the report's view (path, build-id, offset of the return
  * address) and the truth (function, __FILE__, __LINE__ of the call, the
  * function's own offset). The files the tests use sit next to this binary
  * (see symbolize.mk). */
 #include "harness.h"
-#include "symbolize.h"
+#include "reader/data/symbolize.h"
 
 #include <ctype.h>
 #include <errno.h>

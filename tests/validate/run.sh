@@ -126,14 +126,14 @@ listed() {
 
 # the variables the shim reads (a string literal naming one: getenv's
 # argument or a table row), and each command's long options
-read_vars=$(grep -ho '"PMCSHIM_[A-Z][A-Z_]*"' preload/*.c | tr -d '"' | sort -u)
+read_vars=$(grep -ho '"PMCSHIM_[A-Z][A-Z_]*"' preload/*/*.c | tr -d '"' | sort -u)
 long_opts() {
 	grep -o '{ "[a-z-]*", [a-z]*_argument' "$1" | sed 's/{ "\([a-z-]*\)".*/\1/' | sort -u
 }
 listed shim_vars "$(names "$SHIM_VARS")" "$read_vars"
 listed launcher_vars "$(names "$LAUNCH_VARS")" "$read_vars"
-listed launcher_opts "$(names "$LAUNCH_OPTS")" "$(long_opts tools/pmcshim.c)"
-listed reader_opts "$(names "$READER_OPTS")" "$(long_opts tools/pmcshim-report.c)"
+listed launcher_opts "$(names "$LAUNCH_OPTS")" "$(long_opts tools/launcher/pmcshim.c)"
+listed reader_opts "$(names "$READER_OPTS")" "$(long_opts tools/reader/pmcshim-report.c)"
 
 # pmcshim_lines FILE: the lines the shim or the launcher wrote, less the
 # unavailable-events notice (a VM without a PMU gives one)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # What the build (and, apart, the tests) need from Debian, checked by package:
-#   sh tools/deps.sh [--install] [--arm64] PACKAGE...
+#   sh tools/build/deps.sh [--install] [--arm64] PACKAGE...
 # Prints nothing and exits 0 when every package is installed. Otherwise,
 # with --install and as root: says what it installs and installs it (with
 # --arm64, first enables the arm64 architecture the guest suite downloads

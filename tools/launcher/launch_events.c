@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters.h"
-#include "events.h"
+#include "counters/counters.h"
+#include "counters/events.h"
 
 /* One line per bad name (each may carry suggestions), then the list's
  * own rules (twice, more than EVENTS_MAX). An empty list is a mistake (a

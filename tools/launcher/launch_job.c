@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "settings/config.h"
 
 #define JOB_FILE ".pmcshim-job"
 #define DONE_FILE ".pmcshim-done"

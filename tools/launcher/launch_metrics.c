@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "events.h"
-#include "metrics_def.h"
+#include "counters/events.h"
+#include "common/metrics_def.h"
 
 #define MAX_METRICS 32
 

@@ -2,7 +2,7 @@
  * process of the run wrote, and leaving with the command's status. */
 #include "launch.h"
 
-#include "config.h"
+#include "settings/config.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,21 +1,23 @@
 # The pmcshim launcher: runs a command under the shim and prints the merged
-# table (tools/pmcshim.c, tools/launch_*.c). It shares the shim's event
+# table (tools/launcher/). It shares the shim's event
 # parsing, counter opening and variable checks (the same objects), so its
 # notice, its --list-events and its checks say what the shim will do.
 #   make                 builds $(B)/pmcshim
 #   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
-LAUNCH_SRC := tools/pmcshim.c tools/launch_paths.c tools/launch_run.c tools/launch_events.c \
-	tools/launch_job.c tools/launch_metrics.c tools/metrics_def.c tools/badopt.c
+LAUNCH_SRC := tools/launcher/pmcshim.c tools/launcher/launch_paths.c tools/launcher/launch_run.c tools/launcher/launch_events.c \
+	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/common/metrics_def.c tools/common/badopt.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
-LAUNCH_SHIM_OBJ := $(B)/shim/events.o $(B)/shim/counters.o $(B)/shim/fds.o \
-	$(B)/shim/pfm.o $(B)/shim/suggest.o $(B)/shim/config.o $(B)/shim/log.o $(B)/shim/funcspec.o
+LAUNCH_SHIM_OBJ := $(B)/shim/counters/events.o $(B)/shim/counters/counters.o $(B)/shim/base/fds.o \
+	$(B)/shim/counters/pfm.o $(B)/shim/base/suggest.o $(B)/shim/settings/config.o $(B)/shim/base/log.o \
+	$(B)/shim/settings/funcspec.o
 
 $(B)/launcher:
 	mkdir -p $@
 
-$(B)/launcher/%.o: tools/%.c tools/launch.h tools/badopt.h tools/metrics_def.h $(SHIM_HDR) | $(B)/launcher
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Iinclude -c $< -o $@
+$(B)/launcher/%.o: tools/%.c tools/launcher/launch.h tools/common/badopt.h tools/common/metrics_def.h $(SHIM_HDR) | $(B)/launcher
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Itools -Iinclude -c $< -o $@
 
 $(B)/pmcshim: $(LAUNCH_OBJ) $(LAUNCH_SHIM_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ldl

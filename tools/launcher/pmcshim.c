@@ -22,8 +22,8 @@
 #define PMCSHIM_API_ONLY	/* the version only: no marker machinery */
 #include "pmcshim.h"
 
-#include "badopt.h"
-#include "config.h"
+#include "common/badopt.h"
+#include "settings/config.h"
 #include "launch.h"
 
 static void usage(FILE *out)

@@ -1,6 +1,6 @@
 /*
  * pmcshim-report: the reader of pmcshim report files (docs/report-format.md,
- * version 2: preload/reportfile.h), finished or still being written.
+ * version 2: preload/report/reportfile.h), finished or still being written.
  *
  *   pmcshim-report [OPTIONS] FILE...          regions, merged over threads/files
  *   pmcshim-report diff [OPTIONS] BEFORE AFTER
@@ -20,16 +20,16 @@
 #include <string.h>
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION only */
-#include "../include/pmcshim.h"
-#include "badopt.h"
-#include "report_load.h"
-#include "report_model.h"
-#include "report_metrics.h"
-#include "report_render.h"
-#include "report_symbols.h"
-#include "symbolize.h"
-#include "report_tree.h"
-#include "report_repeat.h"
+#include "../../include/pmcshim.h"
+#include "common/badopt.h"
+#include "reader/data/report_load.h"
+#include "reader/data/report_model.h"
+#include "reader/views/report_metrics.h"
+#include "reader/views/report_render.h"
+#include "reader/data/report_symbols.h"
+#include "reader/data/symbolize.h"
+#include "reader/views/report_tree.h"
+#include "reader/views/report_repeat.h"
 
 static void usage(FILE *out)
 {

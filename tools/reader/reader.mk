@@ -7,48 +7,50 @@
 
 # The file format is defined once, in preload/reportfile.[ch]: the reader
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
-READER_SRC := tools/pmcshim-report.c tools/report_util.c \
-	tools/report_load.c tools/report_snapshot.c tools/report_model.c tools/report_symbols.c \
-	tools/report_table.c tools/report_formats.c tools/report_export.c tools/report_diff.c \
-	tools/report_watch.c tools/report_escape.c tools/report_ranks.c tools/badopt.c \
-	tools/report_totals.c tools/report_metrics.c tools/metrics_def.c tools/report_repeat.c
-READER_SRC += tools/report_tree.c tools/report_html.c
-READER_SRC += preload/reportfile.c
-READER_HDR := $(wildcard tools/*.h) preload/reportfile.h preload/arch.h
+READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
+	tools/reader/data/report_load.c tools/reader/data/report_snapshot.c tools/reader/data/report_model.c tools/reader/data/report_symbols.c \
+	tools/reader/views/report_table.c tools/reader/views/report_formats.c tools/reader/views/report_export.c tools/reader/views/report_diff.c \
+	tools/reader/views/report_watch.c tools/reader/cells/report_escape.c tools/reader/views/report_ranks.c tools/common/badopt.c \
+	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
+READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
+READER_SRC += preload/report/reportfile.c
+READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/report/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
-READER_INC := -Ipreload
+READER_INC := -Ipreload -Itools
 
-# Symbolization (elfutils) lives in tools/symbolize.c; without it frames
+# Symbolization (elfutils) lives in tools/reader/data/symbolize.c; without it frames
 # are named from the report alone.
-SYM_SRC := $(wildcard tools/symbolize.c)
+SYM_SRC := $(wildcard tools/reader/data/symbolize.c)
 ifeq ($(SYM_SRC),)
 READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
 READER_LIBS := -pthread -lm
 else
 READER_DEFS :=
 READER_LIBS := -ldw -lelf -pthread -lm
-READER_OBJ += $(B)/tools/symbolize.o
+READER_OBJ += $(B)/tools/reader/data/symbolize.o
 endif
 
 $(B)/tools:
 	mkdir -p $@
 
 $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
+	@mkdir -p $(@D)
 	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(READER_INC) $(CFLAGS) $(DEPFLAGS) -pthread -c $< -o $@
 
-$(B)/tools/reportfile.o: preload/reportfile.c $(READER_HDR) | $(B)/tools
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
+$(B)/tools/report/reportfile.o: preload/report/reportfile.c $(READER_HDR) | $(B)/tools
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Ipreload -c $< -o $@
 
 # The HTML page's script and style (report_html.c) as C strings, made from
-# tools/report_html.js and .css at build time.
-HTML_ASSETS := tools/report_html.js tools/report_html.css
+# tools/reader/views/report_html.js and .css at build time.
+HTML_ASSETS := tools/reader/views/report_html.js tools/reader/views/report_html.css
 READER_OBJ += $(B)/tools/report_html_assets.o
 
 $(B)/tools/report_html_assets.c: $(HTML_ASSETS) | $(B)/tools
 	@! grep -il '</script\|</style' $(HTML_ASSETS) || \
 	  { echo "the files above would end the page's element early"; exit 1; }
 	{ for f in js css; do echo "const char report_html_$$f[] ="; \
-	  sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/"/; s/$$/\\n"/' tools/report_html.$$f; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/"/; s/$$/\\n"/' tools/reader/views/report_html.$$f; \
 	  echo ";"; done; } >$@
 
 $(B)/tools/report_html_assets.o: $(B)/tools/report_html_assets.c
@@ -80,7 +82,7 @@ $(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests
 CLANG ?= clang
 # (host builds only: the fuzzer runs where it is built)
 HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
-FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/pmcshim-report.c,$(READER_SRC)) \
+FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/reader/pmcshim-report.c,$(READER_SRC)) \
 	$(B)/tools/report_html_assets.c
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
@@ -89,12 +91,12 @@ $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	  -pthread -lm
 
 # Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
-$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/reportfile.c preload/reportfile.h \
-		preload/arch.h | $(B)/tests/reader
-	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/reportfile.c
+$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/report/reportfile.c preload/report/reportfile.h \
+		preload/base/arch.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/report/reportfile.c
 
 # The live snapshot against a concurrent writer (run by run.sh).
-$(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/tools/pmcshim-report.o,$(READER_OBJ)) \
+$(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/tools/reader/pmcshim-report.o,$(READER_OBJ)) \
 		| $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itools -Ipreload -pthread -o $@ $^ $(READER_LIBS)
 

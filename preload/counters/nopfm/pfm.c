@@ -1,7 +1,7 @@
 /* pfm.h when the shim is built without libpfm4's headers (libpfm4-dev is
  * optional for the build): perf's own names keep working, and a native
  * name is refused with the reason. */
-#include "pfm.h"
+#include "counters/pfm.h"
 
 #include <stdio.h>
 

@@ -21,7 +21,7 @@
 
 #include <pmcshim.h>
 
-#include "../../../preload/arch.h"
+#include "../../../preload/base/arch.h"
 
 
 /* Every measured region runs REPS times and the checks take the cheapest
@@ -372,7 +372,7 @@ static void mode_multiplex(void)
 /* --- the hand-written floors a marker pair is set against ---------------
  * The tightest begin/end pair one can write by hand over n counters of a
  * group, each read through its mmap page: the read inlined, the counter
- * register picked by a computed branch (preload/arch.h's table), the
+ * register picked by a computed branch (preload/base/arch.h's table), the
  * user-space read checked once when mapping (cap_user_rdpmc, index) and
  * never per read; each page's seqlock read before and after. Begin keeps
  * the n values, end adds the n deltas to static slots. Run without the

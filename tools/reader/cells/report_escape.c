@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report_util.h"
+#include "reader/data/report_util.h"
 
 /* The escape for one control character: a byte below 0x20 or DEL, or
  * U+0080..U+009F (C1, written \u0080 .. \u009f). */

@@ -9,7 +9,7 @@
 
 #include "report_render.h"
 #include "report_totals.h"
-#include "symbolize.h"
+#include "reader/data/symbolize.h"
 
 /* A number without printf: an export writes millions of them. */
 /* A string literal out: its length known, not counted (a million rows

@@ -1,5 +1,5 @@
 /* --format html: one page that needs nothing else. The reader embeds the
- * rows as JSON, and the page's own script and style (tools/report_html.js
+ * rows as JSON, and the page's own script and style (tools/reader/views/report_html.js
  * and .css, made into C strings at build time: report_html_assets.c)
  * build the tree per view and draw it.
  *
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "report_render.h"
-#include "report_util.h"
+#include "reader/data/report_util.h"
 
 extern const char report_html_js[], report_html_css[];
 

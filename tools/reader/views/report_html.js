@@ -1,6 +1,6 @@
 // The page of pmcshim-report --format html: a region icicle (outermost on
 // top) and a sortable region table of the data the reader embeds (see
-// tools/report_html.c for its shape), per view: everything, one process,
+// tools/reader/views/report_html.c for its shape), per view: everything, one process,
 // or one thread. No network, no library.
 'use strict';
 (function () {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics_def.h"
+#include "common/metrics_def.h"
 
 #define MAX_METRICS 32
 

@@ -1,4 +1,4 @@
-/* pmcshim-report -M: derived metrics (metrics/ARCH.def, tools/metrics_def.c)
+/* pmcshim-report -M: derived metrics (metrics/ARCH.def, tools/common/metrics_def.c)
  * as columns of the region and thread tables. */
 #ifndef PMCSHIM_REPORT_METRICS_H
 #define PMCSHIM_REPORT_METRICS_H
@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report_model.h"
+#include "reader/data/report_model.h"
 #include "report_render.h"
 
 /* -M LIST with --metrics-file FILE (or NULL): loads the definitions and

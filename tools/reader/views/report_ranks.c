@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_escape.h"
+#include "reader/cells/report_escape.h"
 #include "report_render.h"
 
 const char *rank_text(char *b, const struct report *r)

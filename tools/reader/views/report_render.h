@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report_model.h"
-#include "report_util.h"
+#include "reader/data/report_model.h"
+#include "reader/data/report_util.h"
 
 /* ---- numbers for people ---- */
 

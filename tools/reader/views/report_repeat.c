@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "metrics_def.h"
-#include "report_escape.h"
+#include "common/metrics_def.h"
+#include "reader/cells/report_escape.h"
 #include "report_metrics.h"
 #include "report_render.h"
 #include "report_repeat.h"

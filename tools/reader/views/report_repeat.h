@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "report_model.h"
+#include "reader/data/report_model.h"
 
 /* paths: one run each (a report file, or a directory of one run's
  * files); per region and in total the mean, standard deviation, min and

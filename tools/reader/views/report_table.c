@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_escape.h"
+#include "reader/cells/report_escape.h"
 #include "report_metrics.h"
 #include "report_render.h"
 #include "report_totals.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_escape.h"
+#include "reader/cells/report_escape.h"
 #include "report_render.h"
 
 /* Past this many processes the list shows the heaviest (by CPU time) and

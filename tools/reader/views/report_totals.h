@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report_model.h"
+#include "reader/data/report_model.h"
 
 /* How the processes ended: "24 exited, 1 exec'd" (b: at least 160). */
 const char *totals_states(const struct model *m, char *b, size_t len);

@@ -6,9 +6,9 @@
 
 #include <uthash.h>
 
-#include "report_escape.h"
+#include "reader/cells/report_escape.h"
 #include "report_render.h"
-#include "report_util.h"
+#include "reader/data/report_util.h"
 
 struct tkey {
 	uint64_t key;			/* parent << 32 | region */

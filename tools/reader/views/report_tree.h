@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report_model.h"
+#include "reader/data/report_model.h"
 
 #define NO_NODE UINT32_MAX
 

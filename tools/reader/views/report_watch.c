@@ -26,8 +26,8 @@
 #include <time.h>
 
 #include "report_render.h"
-#include "report_symbols.h"
-#include "symbolize.h"
+#include "reader/data/report_symbols.h"
+#include "reader/data/symbolize.h"
 
 /* One interval: per region name id that changed, its calls and each
  * value's sum as the tables make them ([0] wall time, [1 + e] event e). */
