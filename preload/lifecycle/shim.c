@@ -13,14 +13,12 @@
 #include "counters/counters.h"
 #include "ending.h"
 #include "fork.h"
-#include "sources/functions.h"
+#include "hooks.h"
 #include "regions/guard.h"
 #include "base/log.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
-#include "sources/mpi.h"
 #include "regions/names.h"
-#include "sources/openmp.h"
 #include "stacks/stacks.h"
 #include "shim.h"
 #include "base/text.h"
@@ -428,7 +426,7 @@ static void on_fork_child(int recording)
 
 static void on_end(void)
 {
-	ompt_check_started();
+	hooks_end();
 	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
 	remove_entries();
 }
@@ -450,9 +448,7 @@ static void shim_setup(int argc, char **argv)
 	threads_note_begin();
 	config_load(&config);
 	names_set_limit((uint32_t)config.max_names);
-	mpi_configure(&config);
-	functions_setup(config.functions);
-	openmp_setup(config.openmp);
+	hooks_setup(&config);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,

@@ -4,7 +4,7 @@
  * thread's own code runs. A thread's memory comes from its own arena and
  * goes when it ends; its RF_THREAD record and sites stay in the file. */
 #include "threads.h"
-#include "sources/openmp.h"
+#include "hooks.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -245,7 +245,7 @@ static void finish(struct thread_state *t)
 	int entered;
 	struct arena own = t->own;
 
-	ompt_thread_finish(t);	/* before the guard: it ends regions */
+	hooks_thread_finish(t);	/* before the guard: a source may end regions */
 	entered = guard_enter();
 	threads_tls = NULL;
 	regions_attach(NULL);

@@ -1,6 +1,7 @@
 /* Functions from the compiler: a program built with -finstrument-functions
- * calls __cyg_profile_func_enter/exit around each of its functions, and
- * each function becomes a region keyed by its address (names_intern_addr),
+ * calls __cyg_profile_func_enter/exit around each of its functions (the
+ * shim exports both), and each function becomes a region keyed by its
+ * address (names_intern_addr),
  * which the reader names from the symbols. The warm path is one look-up
  * in a table every thread shares, read without a lock: a slot is filled
  * once, under the lock, and never changed. PMCSHIM_FUNCTIONS chooses the
@@ -8,7 +9,6 @@
  * function met in it, never per call. The shim is built without
  * -finstrument-functions, and so are the libraries it calls: nothing here
  * calls back into these hooks. */
-#include "functions.h"
 
 #include "base/cold.h"
 #include "settings/funcspec.h"
@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "report/modules.h"
 #include "regions/names.h"
+#include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -283,10 +284,19 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 		regions_end(&t->rs, &t->ctr, id);
 }
 
-void functions_setup(const char *spec)
+/* PMCSHIM_FUNCTIONS (unset: every function); config has said so when it
+ * is bad. */
+static void functions_setup(const struct config *c)
 {
 	char why[256];
 
-	if (spec && *spec)	/* else filter stays as it is, off */
-		funcspec_parse(&functions_filter, spec, why, sizeof(why));	/* bad: config said so */
+	if (c->functions && *c->functions)	/* else filter stays as it is, off */
+		funcspec_parse(&functions_filter, c->functions, why, sizeof(why));
+}
+
+__attribute__((constructor)) static void functions_register(void)
+{
+	static const struct shim_hooks hooks = { .setup = functions_setup };
+
+	hooks_register(&hooks);
 }

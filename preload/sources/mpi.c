@@ -1,4 +1,10 @@
-/* MPI calls as regions (mpi.h), built without MPI's headers: one shim
+/* MPI calls as regions, through the standard profiling interface (PMPI)
+ * as mpiP uses it: the shim defines MPI_Send and the others; each begins
+ * a region named after the call, calls the MPI library's PMPI_Send and
+ * ends the region. Only an MPI program reaches them. Rank and size go into
+ * the report header once MPI_Init returns.
+ *
+ * Built without MPI's headers: one shim
  * serves Open MPI, whose handles are pointers, and MPICH, whose handles
  * are ints.
  *
@@ -18,7 +24,6 @@
  * The region of a call is keyed by the application's call site, like a
  * marker's. A program that never calls MPI never reaches this file: setup
  * only reads PMCSHIM_MPI. */
-#include "mpi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,7 +38,9 @@
 #include "base/log.h"
 #include "report/mapfile.h"
 #include "base/nextsym.h"
+#include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
+#include "settings/config.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -59,9 +66,17 @@ static unsigned state;			/* enum rf_mpi_state */
 static pid_t init_pid;			/* the process that called MPI_Init */
 static int rank = -1;
 
-void mpi_configure(const struct config *c)
+/* PMCSHIM_MPI. Nothing else happens until the program calls MPI. */
+static void mpi_setup(const struct config *c)
 {
 	enabled = c->mpi;
+}
+
+__attribute__((constructor)) static void mpi_register(void)
+{
+	static const struct shim_hooks hooks = { .setup = mpi_setup };
+
+	hooks_register(&hooks);
 }
 
 /* The one place an MPI call's region is named (its source is "mpi"). */

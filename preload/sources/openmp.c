@@ -21,6 +21,7 @@
 #include "report/modules.h"
 #include "regions/names.h"
 #include "base/nextsym.h"
+#include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -320,7 +321,19 @@ int openmp_enabled(void)
 	return __atomic_load_n(&on, __ATOMIC_ACQUIRE);
 }
 
-void openmp_setup(int enabled)
+/* PMCSHIM_OPENMP: 0 leaves every OpenMP entry point to the runtime alone. */
+static void openmp_setup(const struct config *c)
 {
-	__atomic_store_n(&on, enabled, __ATOMIC_RELEASE);
+	__atomic_store_n(&on, c->openmp, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor)) static void openmp_register(void)
+{
+	static const struct shim_hooks hooks = {
+		.setup = openmp_setup,
+		.thread_finish = ompt_thread_finish,
+		.end = ompt_check_started,
+	};
+
+	hooks_register(&hooks);
 }

@@ -9,9 +9,6 @@
 #include "report/reportfile.h"
 #include "lifecycle/threads.h"
 
-/* PMCSHIM_OPENMP: 0 leaves every OpenMP entry point to the runtime alone. */
-void openmp_setup(int enabled);
-
 /* Process end: one line when libomp is loaded but did not start the
  * shim's OMPT tool (OMP_TOOL=disabled, or a runtime without OMPT). */
 void ompt_check_started(void);

@@ -1,0 +1,30 @@
+/* What the sources of regions (sources/: OpenMP, MPI, -finstrument-functions)
+ * hand the process's lifecycle. The lifecycle knows no source by name: each
+ * registers its hooks from a constructor of its own, and the lifecycle
+ * calls them at the moments below. Dependencies run one way: a source may
+ * use the lifecycle (shim.h, threads.h), never the reverse. */
+#ifndef PMCSHIM_HOOKS_H
+#define PMCSHIM_HOOKS_H
+
+#include "settings/config.h"
+#include "lifecycle/threads.h"
+
+struct shim_hooks {
+	/* Once, when the process starts recording (before its first region). */
+	void (*setup)(const struct config *c);
+	/* A thread ends, before its open regions are closed. */
+	void (*thread_finish)(struct thread_state *t);
+	/* The process stops recording (exit, _exit, exec). */
+	void (*end)(void);
+};
+
+/* From a constructor. The shim may have been set up already (another
+ * library's constructor marked first): setup is then called at once. */
+void hooks_register(const struct shim_hooks *h);
+
+/* The lifecycle's calls: each registered hook in turn. */
+void hooks_setup(const struct config *c);
+void hooks_thread_finish(struct thread_state *t);
+void hooks_end(void);
+
+#endif
