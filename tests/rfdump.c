@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../preload/report/reportfile.h"
+#include "../preload/format/reportfile.h"
 
 static const char *names[1 << 16];
 

@@ -3,7 +3,7 @@
  * themselves after a known number of calls (tests/apps/ends.c), so every
  * check is exact; no check depends on timing (a hang is killed after a
  * generous timeout and fails). Files are read with the report file's own
- * reading code (preload/report/reportfile.c). */
+ * reading code (preload/format/reportfile.c). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../preload/report/reportfile.h"
+#include "../preload/format/reportfile.h"
 #include "harness.h"
 #include "runapp.h"
 

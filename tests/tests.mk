@@ -32,8 +32,8 @@ $(B)/tests/test_integration: tests/test_integration.c tests/runapp.c tests/runap
 # Lifecycle: how processes end, live reads, descriptors (reads files with
 # the report file's own code).
 $(B)/tests/test_lifecycle: tests/test_lifecycle.c tests/runapp.c tests/runapp.h \
-		tests/harness.h preload/report/reportfile.c preload/report/reportfile.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/test_lifecycle.c tests/runapp.c preload/report/reportfile.c \
+		tests/harness.h preload/format/reportfile.c preload/format/reportfile.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/test_lifecycle.c tests/runapp.c preload/format/reportfile.c \
 	  -ljansson
 
 $(B)/tests/apps/%: tests/apps/%.c include/pmcshim.h | $(B)/tests/apps
@@ -97,9 +97,9 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 
 TSAN_APPS := threads exits forks ends unloads fdapp dlshim
 
-$(B)/tsan/apps/hammer: tests/apps/hammer.c preload/report/reportfile.c preload/report/reportfile.h include/pmcshim.h
+$(B)/tsan/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)
-	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/report/reportfile.c -ldl
+	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/format/reportfile.c -ldl
 TEST_BINS := $(UNIT_BINS) $(B)/tests/test_integration $(B)/tests/test_lifecycle $(APP_BINS) \
 	$(B)/tests/apps/hammer $(B)/rfdump
 ifeq ($(CROSS),)
@@ -120,8 +120,8 @@ endif
 
 # rfdump: the records of a report file, one per line (for the tests and
 # for looking at a file below the reader).
-$(B)/rfdump: tests/rfdump.c preload/report/reportfile.c preload/report/reportfile.h
-	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/report/reportfile.c
+$(B)/rfdump: tests/rfdump.c preload/format/reportfile.c preload/format/reportfile.h
+	$(CC) $(TEST_CFLAGS) -o $@ tests/rfdump.c preload/format/reportfile.c
 
 # --- benchmark (not part of the tests) ----------------------------------------
 # Built with frame pointers, and (-nofp) as most code is, without: at
@@ -231,9 +231,9 @@ bench: bench-threads bench-starts bench-fdcheck
 .PHONY: bench bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
-$(B)/tests/apps/hammer: tests/apps/hammer.c preload/report/reportfile.c preload/report/reportfile.h \
+$(B)/tests/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h \
 		include/pmcshim.h | $(B)/tests/apps
-	$(CC) $(APP_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/report/reportfile.c -ldl
+	$(CC) $(APP_FLAGS) -Ipreload -o $@ tests/apps/hammer.c preload/format/reportfile.c -ldl
 
 # early: a library constructor marks before the shim's constructor runs.
 $(B)/tests/apps/libearly.so: tests/apps/libearly.c include/pmcshim.h | $(B)/tests/apps

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 struct calibration {
 	uint64_t calls;				/* 0: not measured */

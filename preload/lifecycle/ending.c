@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "regions/names.h"
 #include "report/mapfile.h"
 #include "threads.h"
 
@@ -39,6 +41,8 @@ static void end_process(uint32_t state, const char *target)
 		return;
 	on_end();
 	threads_end_process(state != RF_EXECED);
+	/* (a process that named a region has tick-based values to convert) */
+	clock_calibrate(names_issued_count() != 0);
 	mapfile_finish(state, target);
 	errno = saved;
 }

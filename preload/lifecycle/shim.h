@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 #include "threads.h"
 
 /* The id of a region name of that source (enum rf_from: mpi.c's

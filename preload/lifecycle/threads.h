@@ -12,7 +12,7 @@
 #include "settings/config.h"
 #include "counters/counters.h"
 #include "regions/regions.h"
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 struct thread_state {
 	struct thread_state *next;	/* registry of unfinished threads */

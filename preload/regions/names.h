@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 #define NAMES_MAX_LEN 255	/* longer names are cut */
 

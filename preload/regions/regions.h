@@ -10,7 +10,7 @@
 
 #include "base/arena.h"
 #include "counters/counters.h"
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 #include "sites.h"
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */

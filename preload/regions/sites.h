@@ -14,7 +14,7 @@
 #include "base/arena.h"
 #include "stacks/fpwalk.h"
 #include "base/index.h"
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 #include "stacks/tablewalk.h"
 
 #define SITE_CACHE 256			/* power of two */

@@ -27,7 +27,6 @@
 #include "base/arch.h"
 #include "base/clock.h"
 #include "base/cold.h"
-#include "regions/names.h"
 #include "base/fds.h"
 #include "base/log.h"
 #include "sigbus.h"
@@ -855,7 +854,6 @@ void mapfile_finish(uint32_t state, const char *target)
 
 	if (!h)
 		return;
-	clock_calibrate(__atomic_load_n(&names_issued, __ATOMIC_RELAXED) != 0);
 	if (target)
 		copy(h->exec_target, sizeof(h->exec_target), target);
 	h->end_real_ns = clock_real_ns_sys();

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "settings/config.h"
-#include "reportfile.h"
+#include "format/reportfile.h"
 
 struct mapfile_process {
 	const char *exe_name;
@@ -42,7 +42,8 @@ void mapfile_hide(struct rf_record *r);
 void mapfile_drop(enum rf_drop kind);
 
 /* The process ends (state RF_EXITED, RF_QUICK_EXIT, RF_EXECED with
- * target): store the end sample, then the state. Takes no lock. */
+ * target): store the end sample (with the tick rate clock_calibrate
+ * fixed just before), then the state. Takes no lock. */
 void mapfile_finish(uint32_t state, const char *target);
 /* exec failed: the process goes on. */
 void mapfile_unfinish(void);

@@ -14,7 +14,6 @@
 #include "base/cold.h"
 #include "funcspec.h"
 #include "base/log.h"
-#include "stacks/stacks.h"
 #include "base/suggest.h"
 #include "base/text.h"
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "counters/events.h"
+#include "format/reportfile.h"
 
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
@@ -18,6 +19,22 @@
  * end (a loop counter in a name) stops costing memory and file there. */
 #define CONFIG_DEFAULT_MAX_NAMES (1u << 20)
 #define CONFIG_MAX_MAX_NAMES (1u << 28)
+
+/* How a stack was captured (stacks.h: stacks_last_method), and what
+ * PMCSHIM_STACK_METHOD asks for: auto (the default: on x86-64 and arm64
+ * the unwind tables, libunwind for a walk where they cannot prove a
+ * frame; elsewhere frame pointers when the chain gives every frame asked
+ * for, else libunwind), tables (the unwind tables only: a frame they
+ * cannot prove ends the stack; x86-64 and arm64), fp (frame pointers
+ * only: a broken chain gives a short stack, at least the call site),
+ * unwind (libunwind only). */
+enum {
+	STACKS_NONE = RF_STACK_CALLER,	/* the call site alone (depth 0, no capture) */
+	STACKS_FP = RF_STACK_FP,	/* frame-pointer walk */
+	STACKS_UNWIND = RF_STACK_UNWIND,	/* libunwind's unw_backtrace */
+	STACKS_TABLES = RF_STACK_TABLES,	/* the unwind-table walk */
+	STACKS_AUTO = -1		/* a setting only, never a result */
+};
 
 /* Every PMCSHIM_* variable the shim reads is a row of the table in
  * config.c (its name, how it is checked, its default, its field here). */

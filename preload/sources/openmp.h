@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 #include "lifecycle/threads.h"
 
 /* Process end: one line when libomp is loaded but did not start the

@@ -10,25 +10,12 @@
 
 #include "settings/config.h"
 #include "fpwalk.h"
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 #define STACKS_MAX_FRAMES (CONFIG_MAX_DEPTH + 1)
 
-/* How a stack was captured (stacks_last_method), and what
- * PMCSHIM_STACK_METHOD asks for: auto (the default: on x86-64 and arm64
- * the unwind tables, libunwind for a walk where they cannot prove a
- * frame; elsewhere frame pointers when the chain gives every frame asked
- * for, else libunwind), tables (the unwind tables only: a frame they
- * cannot prove ends the stack; x86-64 and arm64), fp (frame pointers
- * only: a broken chain gives a short stack, at least the call site),
- * unwind (libunwind only). */
-enum {
-	STACKS_NONE = RF_STACK_CALLER,	/* the call site alone (depth 0, no capture) */
-	STACKS_FP = RF_STACK_FP,	/* frame-pointer walk */
-	STACKS_UNWIND = RF_STACK_UNWIND,	/* libunwind's unw_backtrace */
-	STACKS_TABLES = RF_STACK_TABLES,	/* the unwind-table walk */
-	STACKS_AUTO = -1		/* a setting only, never a result */
-};
+/* How a stack was captured (stacks_last_method) and what
+ * PMCSHIM_STACK_METHOD asks for: STACKS_* in config.h. */
 
 /* Capture by method how (config's PMCSHIM_STACK_METHOD: STACKS_AUTO,
  * _TABLES, _FP or _UNWIND). libunwind is loaded privately (RTLD_LOCAL:

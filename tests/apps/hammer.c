@@ -4,14 +4,14 @@
  * calls and sums never decrease, min <= max, no min of 2^64-1 once a call
  * is counted, excl <= incl. After the join, the totals must be exact.
  * Prints "hammer: ok" or the first violation. Built with the report
- * file's reading code (preload/report/reportfile.c). */
+ * file's reading code (preload/format/reportfile.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <pmcshim.h>
 
-#include "../../preload/report/reportfile.h"
+#include "../../preload/format/reportfile.h"
 
 #define THREADS 8
 #define PAIRS 200000

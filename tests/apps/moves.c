@@ -167,7 +167,7 @@ static int ownbus(int n)
 
 /* --- the double fork -------------------------------------------------------- */
 
-#include "../../preload/report/reportfile.h"
+#include "../../preload/format/reportfile.h"
 
 static int dfork(void)
 {

@@ -1,4 +1,4 @@
-/* Writes synthetic version-2 report files (preload/report/reportfile.h) for the
+/* Writes synthetic version-2 report files (preload/format/reportfile.h) for the
  * reader's tests, fuzz seeds and benchmark: the same bytes for the same
  * options, numbers simple enough to check by hand.
  *
@@ -66,7 +66,7 @@
 #include <unistd.h>
 
 #include "base/arch.h"
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 static const char *const region_names[] = { "solve", "io", "setup", "parse", "render" };
 static const char *event_names[RF_EVENTS_MAX] = { "instructions", "cycles", "task-clock",

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../preload/report/reportfile.h"
+#include "../../preload/format/reportfile.h"
 #include "../harness.h"
 #include "../runapp.h"
 #include "../stackrows.h"	/* tablewalk */

@@ -3,8 +3,8 @@
 ifeq ($(CROSS),)
 $(B)/tests/vm_check: tests/vm/check.c tests/runapp.c tests/runapp.h tests/harness.h \
 		tests/stackrows.c tests/stackrows.h \
-		preload/report/reportfile.c preload/report/reportfile.h | $(B)/tests/apps
-	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c tests/stackrows.c preload/report/reportfile.c -ljansson -lm
+		preload/format/reportfile.c preload/format/reportfile.h | $(B)/tests/apps
+	$(CC) $(TEST_CFLAGS) -o $@ tests/vm/check.c tests/runapp.c tests/stackrows.c preload/format/reportfile.c -ljansson -lm
 
 TEST_BINS += $(B)/tests/vm_check
 EXTRA_SUITES += vm=sh+tests/vm/run.sh

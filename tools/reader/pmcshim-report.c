@@ -1,6 +1,6 @@
 /*
  * pmcshim-report: the reader of pmcshim report files (docs/report-format.md,
- * version 2: preload/report/reportfile.h), finished or still being written.
+ * version 2: preload/format/reportfile.h), finished or still being written.
  *
  *   pmcshim-report [OPTIONS] FILE...          regions, merged over threads/files
  *   pmcshim-report diff [OPTIONS] BEFORE AFTER

@@ -5,7 +5,7 @@
 #   make bench-reader    times the reader on a generated 1 000 000-row report file
 #   make bench-ranks     times the reader merging 1024 generated rank files
 
-# The file format is defined once, in preload/reportfile.[ch]: the reader
+# The file format is defined once, in preload/format/reportfile.[ch]: the reader
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
 READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/data/report_load.c tools/reader/data/report_snapshot.c tools/reader/data/report_model.c tools/reader/data/report_symbols.c \
@@ -13,8 +13,8 @@ READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/views/report_watch.c tools/reader/cells/report_escape.c tools/reader/views/report_ranks.c tools/common/badopt.c \
 	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
 READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
-READER_SRC += preload/report/reportfile.c
-READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/report/reportfile.h preload/base/arch.h
+READER_SRC += preload/format/reportfile.c
+READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
 READER_INC := -Ipreload -Itools
 
@@ -37,7 +37,7 @@ $(B)/tools/%.o: tools/%.c $(READER_HDR) | $(B)/tools
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(DEFS) $(READER_DEFS) $(READER_INC) $(CFLAGS) $(DEPFLAGS) -pthread -c $< -o $@
 
-$(B)/tools/report/reportfile.o: preload/report/reportfile.c $(READER_HDR) | $(B)/tools
+$(B)/tools/format/reportfile.o: preload/format/reportfile.c $(READER_HDR) | $(B)/tools
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Ipreload -c $< -o $@
 
@@ -91,9 +91,9 @@ $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	  -pthread -lm
 
 # Writes synthetic report files: the test inputs, fuzz seeds, benchmark.
-$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/report/reportfile.c preload/report/reportfile.h \
+$(B)/tests/reader/gen_report: tests/reader/gen_report.c preload/format/reportfile.c preload/format/reportfile.h \
 		preload/base/arch.h | $(B)/tests/reader
-	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/report/reportfile.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -Ipreload -o $@ $< preload/format/reportfile.c
 
 # The live snapshot against a concurrent writer (run by run.sh).
 $(B)/tests/reader/test_snapshot: tests/reader/test_snapshot.c $(filter-out $(B)/tools/reader/pmcshim-report.o,$(READER_OBJ)) \

@@ -1,4 +1,4 @@
-/* Loading a version-2 report file (preload/report/reportfile.h) into struct
+/* Loading a version-2 report file (preload/format/reportfile.h) into struct
  * report: one walk over the records collects the small ones (events,
  * threads, names, stacks, modules, errors) and files each site's offset
  * under the thread index it names; then every site is checked against

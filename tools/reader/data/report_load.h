@@ -1,5 +1,5 @@
 /* One pmcshim report file (docs/report-format.md, version 2; the layout is
- * preload/report/reportfile.h), checked and indexed into a compact in-memory form.
+ * preload/format/reportfile.h), checked and indexed into a compact in-memory form.
  *
  * Site values are not copied: a thread's rows are offsets of its rf_site
  * records in the file's mapping, so a million-row file costs 4 MB beyond
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 #include "report_util.h"
 
 #define NO_STACK UINT32_MAX

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "report/reportfile.h"
+#include "format/reportfile.h"
 
 /* The bytes [0, f->tail) as of now: records not done become one filler
  * record (unknown type, not done) so a walk skips them; a site caught
