@@ -97,14 +97,25 @@ $(B)/shim:
 	mkdir -p $@
 
 # Native names need libpfm4's headers, the build's one optional package;
-# without them the stand-in says so when a native name is asked for.
-# Decided when the object is made (after the dependency check).
-$(B)/shim/counters/pfm.o: preload/counters/pfm.c preload/counters/nopfm/pfm.c $(SHIM_HDR) | $(B)/shim
+# without them the stand-in says so when a native name is asked for. The
+# choice (pfm or nopfm) is looked at again at every build, after the
+# dependency checks, and kept in a stamp that changes only when it does:
+# headers that appear later (make demo, then make test, which installs
+# them) or go away rebuild pfm.o.
+PFM_CHOICE := $(B)/shim/pfm-choice
+$(PFM_CHOICE): FORCE | $(B)/shim $(B)/.deps-ok $(if $(filter test,$(MAKECMDGOALS)),$(B)/.test-deps-ok)
+	@c=nopfm; printf '\043include <perfmon/pfmlib_perf_event.h>\n' | \
+	  $(CC) -E -x c - >/dev/null 2>&1 && c=pfm; \
+	  [ "$$(cat $@ 2>/dev/null)" = "$$c" ] || echo "$$c" >$@
+
+$(B)/shim/counters/pfm.o: preload/counters/pfm.c preload/counters/nopfm/pfm.c $(SHIM_HDR) $(PFM_CHOICE)
 	@mkdir -p $(@D)
-	@src=preload/counters/pfm.c; printf '\043include <perfmon/pfmlib_perf_event.h>\n' | \
-	  $(CC) -E -x c - >/dev/null 2>&1 || src=preload/counters/nopfm/pfm.c; \
+	@src=preload/counters/pfm.c; [ "$$(cat $(PFM_CHOICE))" = pfm ] || src=preload/counters/nopfm/pfm.c; \
 	  echo "$(CC) $(SHIM_CFLAGS) -c $$src -o $@"; \
 	  $(CC) $(SHIM_CFLAGS) -c $$src -o $@
+
+.PHONY: FORCE
+FORCE:
 
 # --- tools and example ----------------------------------------------------
 # The reader's rules: tools/reader/reader.mk.
@@ -129,6 +140,8 @@ include tests/table/table.mk
 include tests/python/python.mk
 include tests/fortran/fortran.mk
 include tests/docs/docs.mk
+include tests/layout/layout.mk
+include tests/readme/readme.mk
 include tests/sources/sources.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
