@@ -55,6 +55,7 @@ static void *real(void **slot, const char *name)
 #define REAL(name, type) ((type)real(&real_##name, #name))
 
 static void *real_GOMP_parallel, *real_GOMP_parallel_reductions, *real_GOMP_barrier,
+	*real_GOMP_barrier_cancel, *real_GOMP_cancellation_point,
 	*real_GOMP_critical_start, *real_GOMP_critical_end, *real_GOMP_critical_name_start,
 	*real_GOMP_critical_name_end, *real_GOMP_taskwait, *real_GOMP_loop_end,
 	*real_GOMP_sections_end, *real_GOMP_parallel_sections,
@@ -64,8 +65,9 @@ static void *real_GOMP_parallel, *real_GOMP_parallel_reductions, *real_GOMP_barr
 	*real_GOMP_parallel_loop_nonmonotonic_runtime,
 	*real_GOMP_parallel_loop_maybe_nonmonotonic_runtime;
 
-/* libgomp's own queries, for the thread names. */
-static int (*get_thread_num)(void), (*get_level)(void), (*get_ancestor)(int);
+/* libgomp's own queries, for the thread names and the implicit barrier. */
+static int (*get_thread_num)(void), (*get_level)(void), (*get_ancestor)(int),
+	(*get_num_threads)(void), (*get_cancellation)(void);
 
 struct thread_state *openmp_thread(void)
 {
@@ -121,6 +123,8 @@ static void find_queries(void)
 		return;
 	*(void **)&get_level = nextsym(RTLD_DEFAULT, "omp_get_level");
 	*(void **)&get_ancestor = nextsym(RTLD_DEFAULT, "omp_get_ancestor_thread_num");
+	*(void **)&get_num_threads = nextsym(RTLD_DEFAULT, "omp_get_num_threads");
+	*(void **)&get_cancellation = nextsym(RTLD_DEFAULT, "omp_get_cancellation");
 	__atomic_store_n((void **)&get_thread_num,
 			 nextsym(RTLD_DEFAULT, "omp_get_thread_num"), __ATOMIC_RELEASE);
 }
@@ -143,6 +147,24 @@ void openmp_name_thread(struct thread_state *t)
 	threads_name(t, name);
 }
 
+#define GOMP_CANCEL_PARALLEL 1	/* libgomp's gomp-constants.h */
+
+/* The barrier after the outlined function. With OMP_CANCELLATION=true a
+ * thread may leave the function through `cancel parallel`, and libgomp's
+ * barrier then counts the team wrongly if every thread arrives at it: a
+ * cancelled region has no barrier after it (each thread leaves, as the
+ * program's own threads do), and one not yet cancelled waits at the
+ * cancellable barrier, which a cancel releases. A team of one has nothing
+ * to wait for (and the cancellable barrier needs a team). */
+static void implicit_barrier(void)
+{
+	find_queries();
+	if (!get_cancellation || !get_cancellation() || !get_num_threads || get_num_threads() < 2)
+		REAL(GOMP_barrier, void (*)(void))();
+	else if (!REAL(GOMP_cancellation_point, bool (*)(int))(GOMP_CANCEL_PARALLEL))
+		REAL(GOMP_barrier_cancel, bool (*)(void))();
+}
+
 static void run_outlined(void *arg)
 {
 	const struct outlined *o = arg;
@@ -153,7 +175,7 @@ static void run_outlined(void *arg)
 	openmp_begin(t, o->id, OPENMP_SITE(t, o->site));
 	o->fn(o->data);
 	openmp_begin(t, o->implicit, OPENMP_SITE(t, o->site));
-	REAL(GOMP_barrier, void (*)(void))();
+	implicit_barrier();
 	openmp_end(t, o->implicit);
 	openmp_end(t, o->id);
 }

@@ -220,6 +220,19 @@ got=$(per_thread omp_local '^omplib_team\._omp_fn\.0$' | tr -d ' ')
 	result omp_gcc_rtld_local ok ||
 	result omp_gcc_rtld_local fail "exit $rc: $(cat "$tmp/omp_local.out"); $got" "$(head -3 "$tmp/omp_local.err")"
 
+# cancel parallel (libgomp, OMP_CANCELLATION=true): the program ends, with
+# its output, and each thread of each region is a call (both threads run
+# the outlined function, whichever way they leave it). Bounded in time:
+# a hang is the failure.
+OMP_CANCELLATION=true PRELOAD="$SHIM" shim omp_cancel timeout 60 "$S/omp-cancel"
+csv omp_cancel --source openmp
+got=$(calls_of omp_cancel)
+[ $rc = 0 ] && [ "$(cat "$tmp/omp_cancel.out")" = "100 rounds, cancellation on" ] &&
+   [ "$got" = "main._omp_fn.0=200 omp implicit barrier main._omp_fn.0=200 " ] &&
+	result omp_gcc_cancel_parallel ok ||
+	result omp_gcc_cancel_parallel fail "exit $rc (124: hung); $(cat "$tmp/omp_cancel.out"); $got" \
+		"$(head -3 "$tmp/omp_cancel.err")"
+
 PMCSHIM_OPENMP=0 shim omp_off "$S/omp-gcc"
 csv omp_off
 [ $rc = 0 ] && [ "$(wc -l <"$tmp/omp_off.csv")" = 1 ] && [ ! -s "$tmp/omp_off.err" ] &&

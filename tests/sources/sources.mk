@@ -18,6 +18,10 @@ $(B)/tsan/sources/funcs: tests/sources/funcs.c
 $(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
+# Cancelled parallel regions (run with OMP_CANCELLATION=true).
+$(B)/tests/sources/omp-cancel: tests/sources/ompcancel.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
+
 # An OpenMP library loaded with RTLD_LOCAL by a program without OpenMP.
 $(B)/tests/sources/libomplib.so: tests/sources/omplib.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -fPIC -shared -o $@ $<
@@ -32,7 +36,8 @@ HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/pmcshim-report \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
