@@ -264,7 +264,28 @@ else
 	else
 		result kernel_refused_says_so fail "exit $rc" "$(cat "$u/err")"
 	fi
+	# an empty -o directory nobody cannot write in: refused before the
+	# command runs, with the cause (not "no report")
+	mkdir -p "$u/ro" && chmod 555 "$u/ro"
+	(cd "$u" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$u/pmcshim" -q -o ro sh -c 'echo ran' >out 2>err)
+	rc=$?
+	[ $rc = 2 ] && [ ! -s "$u/out" ] && grep -q '^pmcshim: -o ro: cannot be written in (Permission denied)$' "$u/err" &&
+		result unwritable_dir_refused ok ||
+		result unwritable_dir_refused fail "exit $rc; $(cat "$u/out")" "$(cat "$u/err")"
 	rm -rf "$u"
+fi
+
+# A program nothing can be preloaded into: the launcher says which kind,
+# not "no report" alone.
+if printf 'int main(void) { return 3; }\n' | ${CC:-cc} -static -x c - -o "$tmp/static" 2>/dev/null; then
+	"$L" -q -o "$tmp/static-run" "$tmp/static" >/dev/null 2>"$tmp/static.err"
+	rc=$?
+	[ $rc = 3 ] && grep -q ': a statically linked program: nothing can be preloaded into it$' "$tmp/static.err" &&
+		result static_program_named ok ||
+		result static_program_named fail "exit $rc" "$(cat "$tmp/static.err")"
+else
+	result static_program_named "skip:no static libc to link a static program with"
 fi
 
 # A launcher copied away from the shim says so: it never falls back on a

@@ -83,6 +83,9 @@ int launch_open_table(struct launch *l);
 /* Print the merged table of every report in the run directory (on stderr,
  * or into l->table), then one line naming the directory (not with -q). */
 void launch_show_reports(const struct launch *l);
+/* launch_why.c: why the run left no report in l->dir (buf: room for a
+ * reason that names an error). */
+const char *launch_why_no_report(const struct launch *l, char *buf, size_t len);
 /* The reader (its table on stderr) with the options above, then args,
  * then the files of the run directory; its exit status. */
 struct dirent;

@@ -146,11 +146,17 @@ static int use_given_dir(const char *dir)
 			errno == EEXIST ? "exists and is not a directory" : strerror(errno));
 		return -1;
 	}
-	if (dir_is_empty(dir))
-		return 0;
-	fprintf(stderr, LAUNCHER ": -o %s: the directory is not empty; give a new or "
-		"empty one, so this run's reports are not merged with others\n", dir);
-	return -1;
+	if (!dir_is_empty(dir)) {
+		fprintf(stderr, LAUNCHER ": -o %s: the directory is not empty; give a new or "
+			"empty one, so this run's reports are not merged with others\n", dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {	/* the processes could not write there */
+		fprintf(stderr, LAUNCHER ": -o %s: cannot be written in (%s)\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int launch_make_dir(struct launch *l)

@@ -201,8 +201,10 @@ void launch_show_reports(const struct launch *l)
 	int n = scandir(l->dir, &files, regular_file, alphasort);
 
 	if (n <= 0) {
-		fprintf(stderr, LAUNCHER ": no report in %s (no process of the run loaded "
-			"the shim: a static or setuid program?)\n", l->dir);
+		char why[160];
+
+		fprintf(stderr, LAUNCHER ": no report in %s: %s\n", l->dir,
+			launch_why_no_report(l, why, sizeof(why)));
 	} else {
 		int rc = launch_run_reader(l, NULL, 0, files, n);
 		if (rc != 0)
