@@ -31,7 +31,7 @@ $(B)/tests/launcher:
 $(B)/tests/launcher/%: tests/launcher/%.c | $(B)/tests/launcher
 	$(CC) $(APP_FLAGS) -o $@ $< -ldl
 
-LAUNCH_TEST_APPS := tree
+LAUNCH_TEST_APPS := tree alarm
 TEST_BINS += $(B)/pmcshim $(LAUNCH_TEST_APPS:%=$(B)/tests/launcher/%)
 EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
 # every variable and option with a bad value (both commands and the shim)
