@@ -9,7 +9,7 @@
 #include "entry.h"
 
 /* Busy: the guard is held, or a marker is inside its warm path (which
- * takes hot, not the guard: entry_enter in regions.c). */
+ * takes hot, not the guard: entry_enter in markers.c). */
 static inline int guard_busy(void)
 {
 	return shim_tls.guard || (shim_tls.regions && !shim_tls.hot);

@@ -210,7 +210,7 @@ static void test_children_calibrated(void)
 }
 
 /* The markers have a copy per number of values (1, 2 or 3, and one for
- * more: regions.c): with 1 and with 3 events the loop is exactly 2n and
+ * more: markers.c): with 1 and with 3 events the loop is exactly 2n and
  * exclusive sums stay exact too, as with the default 2 (test_exact_loop,
  * test_nesting_exact). */
 static void test_widths_exact(void)
