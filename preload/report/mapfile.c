@@ -1,5 +1,5 @@
 /* The report file: made once (O_EXCL, 0600, never through a symlink, never
- * a device), mapped shared over a reserved range so it can grow without
+ * a device: outpath.c names and creates it), mapped shared over a reserved range so it can grow without
  * moving, and grown with fallocate so a full disk is an error we see
  * rather than a SIGBUS in the application. Its descriptor is kept, high
  * and watched (fds.h), and grows the file: never its name, which a chdir,
@@ -11,15 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #define PMCSHIM_API_ONLY	/* PMCSHIM_VERSION; not the header's load-time look-up */
@@ -29,6 +26,7 @@
 #include "base/cold.h"
 #include "base/fds.h"
 #include "base/log.h"
+#include "outpath.h"
 #include "sigbus.h"
 #include "base/text.h"
 
@@ -80,163 +78,6 @@ struct rf_record *mapfile_find(int (*match)(const struct rf_record *r, const voi
 const char *mapfile_path(void)
 {
 	return path;
-}
-
-/* --- where the file goes ------------------------------------------------ */
-
-/* Name for attempt k: the path itself, then "stem.k.ext" (or "path.k"). */
-static void candidate(const char *want, int k, char *out, size_t len)
-{
-	const char *dot = strrchr(want, '.');
-	const char *slash = strrchr(want, '/');
-
-	if (k == 0)
-		text_copy(out, len, want);
-	else if (dot && (!slash || dot > slash + 1))
-		snprintf(out, len, "%.*s.%d%s", (int)(dot - want), want, k, dot);
-	else
-		snprintf(out, len, "%s.%d", want, k);
-}
-
-static int under_dev(const char *p)
-{
-	return strncmp(p, "/dev/", 5) == 0 || strcmp(p, "/dev") == 0;
-}
-
-/* A path under /dev names a device unless its directory is a tmpfs
- * mounted there of its own (/dev/shm): not /dev's own file system, which
- * is devtmpfs (or, in a container, a tmpfs holding device nodes). */
-static __attribute__((noinline)) int device_dir(const char *p)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(p, '/');
-	struct stat d, dev;
-	struct statfs fs;
-
-	if (!slash || slash == p || (size_t)(slash - p) >= sizeof(dir))
-		return 1;
-	memcpy(dir, p, (size_t)(slash - p));
-	dir[slash - p] = '\0';
-	return stat(dir, &d) != 0 || stat("/dev", &dev) != 0 || d.st_dev == dev.st_dev ||
-	       statfs(dir, &fs) != 0 || fs.f_type != TMPFS_MAGIC;
-}
-
-/* (the buffer apart: a page of stack at every start, probed or not) */
-static int device_path(const char *p)
-{
-	return under_dev(p) && device_dir(p);
-}
-
-static int allocate(int fd, uint64_t size)
-{
-	int rc = posix_fallocate(fd, 0, (off_t)size);
-
-	/* file systems without fallocate: a sparse file, as ftruncate makes */
-	if (rc == EOPNOTSUPP || rc == EINVAL)
-		rc = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
-	return rc;
-}
-
-/* Create the first free candidate of want, with its first FIRST_SIZE
- * bytes allocated; never follows a symlink, never replaces anything,
- * never makes a file in /dev. -1 with errno (a full disk: ENOSPC). */
-static int create_excl(const char *want)
-{
-	struct stat st;
-
-	/* ENODEV / ENOTSUP: open_output names them "a device", "not a
-	 * regular file" */
-	if (device_path(want))
-		return errno = ENODEV, -1;
-	for (int k = 0; k < 100; k++) {
-		int fd, rc;
-
-		candidate(want, k, path, sizeof(path));
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		/* want itself there: only a regular file gets a numbered name */
-		if (fd < 0 && errno == EEXIST) {
-			if (k == 0 && stat(want, &st) == 0 && !S_ISREG(st.st_mode))
-				return errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP, -1;
-			continue;
-		}
-		if (fd < 0)
-			return -1;
-		if ((rc = allocate(fd, FIRST_SIZE)) == 0)
-			return fd;
-		close(fd);
-		unlink(path);
-		return errno = rc, -1;
-	}
-	return errno = EEXIST, -1;
-}
-
-/* The configured output, expanded; a directory gets the default name.
- * (The directory's pattern is put in path, which create_excl fills
- * next: a page of stack less, a page fault less at every start.) */
-static int expand(const struct config *cfg, const char *exe, char *out, size_t len)
-{
-	char host[256] = "";
-	const char *pattern = cfg->output;
-	struct stat st;
-	size_t n = strlen(pattern);
-
-	gethostname(host, sizeof(host) - 1);
-	if (n && (pattern[n - 1] == '/' || (stat(pattern, &st) == 0 && S_ISDIR(st.st_mode)))) {
-		const char *name = config_default_output(cfg);
-		const char *slash = pattern[n - 1] == '/' ? "" : "/";
-
-		if (n + strlen(slash) + strlen(name) >= sizeof(path))
-			return errno = ENAMETOOLONG, -1;
-		n = text_put(path, text_put(path, 0, sizeof(path), pattern), sizeof(path), slash);
-		path[text_put(path, n, sizeof(path), name)] = '\0';
-		pattern = path;
-	}
-	if (config_expand_output(pattern, getpid(), host, exe, cfg->rank, out, len) != 0)
-		return errno = ENAMETOOLONG, -1;
-	return 0;
-}
-
-static const char *reason(int err)
-{
-	if (err == ENODEV)
-		return "a device: the report is never written in /dev";
-	if (err == ENOTSUP)
-		return "not a regular file";
-	return strerror(err);
-}
-
-static __attribute__((noinline)) int open_fallback(const struct config *cfg, const char *exe,
-						   int err)
-{
-	char fallback[PATH_MAX];
-	const char *tmpdir = getenv("TMPDIR");
-	int fd;
-
-	if (!tmpdir || tmpdir[0] != '/')
-		tmpdir = "/tmp";
-	snprintf(fallback, sizeof(fallback), "%s/pmcshim-%s-%d.pmc", tmpdir, exe, (int)getpid());
-	if (device_path(fallback))
-		snprintf(fallback, sizeof(fallback), "/tmp/pmcshim-%s-%d.pmc", exe, (int)getpid());
-	fd = create_excl(fallback);
-	if (fd >= 0)
-		log_error("cannot write the report to %s (%s); writing %s instead",
-			  cfg->output, reason(err), path);
-	else
-		log_error("cannot write the report to %s (%s) nor to %s (%s); "
-			  "this run is not recorded", cfg->output, reason(err),
-			  fallback, reason(errno));
-	return fd;
-}
-
-/* (the fallback's buffer apart: a page of stack at every start) */
-static int open_output(const struct config *cfg, const char *exe)
-{
-	char want[PATH_MAX];
-	int fd;
-
-	if (expand(cfg, exe, want, sizeof(want)) == 0 && (fd = create_excl(want)) >= 0)
-		return fd;
-	return open_fallback(cfg, exe, errno);
 }
 
 /* --- growing -------------------------------------------------------------- */
@@ -355,7 +196,7 @@ static int grow(uint64_t need)
 	}
 	if ((fd = growth_fd()) < 0)
 		return -1;
-	if ((rc = allocate(fd, size)) != 0) {
+	if ((rc = outpath_allocate(fd, size)) != 0) {
 		snprintf(mapfile_why_not, sizeof(mapfile_why_not), "%s", strerror(rc));
 		return -1;
 	}
@@ -821,7 +662,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 		return -1;
 	}
 	config = cfg;
-	fd = open_output(cfg, p->exe_name);
+	fd = outpath_open(cfg, p->exe_name, FIRST_SIZE, path, sizeof(path));
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || map_reserved(fd) != 0) {
@@ -942,7 +783,7 @@ static int copy_to_new_file(const char *exe)
 	struct stat st;
 	int fd;
 
-	fd = open_output(config, exe);
+	fd = outpath_open(config, exe, FIRST_SIZE, path, sizeof(path));
 	if (fd < 0)
 		return -1;
 	while (size < tail)
@@ -952,7 +793,7 @@ static int copy_to_new_file(const char *exe)
 	child_header((struct rf_header *)(void *)head, tail);
 	if (write_all(fd, head, sizeof(head)) != 0 ||
 	    write_all(fd, base + sizeof(head), tail - sizeof(head)) != 0 ||
-	    fstat(fd, &st) != 0 || allocate(fd, size) != 0 ||
+	    fstat(fd, &st) != 0 || outpath_allocate(fd, size) != 0 ||
 	    mmap(base, reserved, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
 		 fd, 0) == MAP_FAILED) {
 		close(fd);
