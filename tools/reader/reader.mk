@@ -11,7 +11,8 @@ READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/data/report_load.c tools/reader/data/report_read.c tools/reader/data/report_snapshot.c \
 	tools/reader/data/report_model.c tools/reader/data/report_symbols.c \
 	tools/reader/views/report_table.c tools/reader/views/report_formats.c tools/reader/views/report_export.c tools/reader/views/report_diff.c \
-	tools/reader/views/report_watch.c tools/reader/cells/report_escape.c tools/reader/views/report_ranks.c tools/common/badopt.c \
+	tools/reader/views/report_watch.c tools/reader/cells/report_escape.c tools/reader/cells/report_cells.c tools/reader/cells/report_notes.c \
+	tools/reader/cells/report_text.c tools/reader/views/report_ranks.c tools/common/badopt.c \
 	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
 READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
 READER_SRC += preload/format/reportfile.c

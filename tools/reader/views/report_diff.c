@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/cells/report_cells.h"
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 
 /* A region on both sides (or one: the other is NULL). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 #include "report_totals.h"
 #include "reader/data/symbolize.h"

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 #include "reader/data/report_util.h"
 

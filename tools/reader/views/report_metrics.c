@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "common/metrics_def.h"
+#include "reader/cells/report_cells.h"
+#include "reader/cells/report_text.h"
 
 #define MAX_METRICS 32
 

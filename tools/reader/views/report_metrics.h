@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "reader/data/report_model.h"
-#include "report_render.h"
+#include "reader/cells/report_cells.h"
 
 /* -M LIST with --metrics-file FILE (or NULL): loads the definitions and
  * picks the metrics; 0, or 2 after one line on stderr. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
 #include "report_render.h"
 

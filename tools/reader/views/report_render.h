@@ -1,6 +1,7 @@
 /* Output: aligned tables for people (report_table.c), CSV, JSON and folded
  * stacks for programs (report_formats.c), and the diff of two reports
- * (report_diff.c). */
+ * (report_diff.c). Their numbers, tables and escaped strings come from
+ * reader/cells/. */
 #ifndef PMCSHIM_REPORT_RENDER_H
 #define PMCSHIM_REPORT_RENDER_H
 
@@ -10,34 +11,6 @@
 
 #include "reader/data/report_model.h"
 #include "reader/data/report_util.h"
-
-/* ---- numbers for people ---- */
-
-enum how { H_COUNT, H_TIME, H_EXACT, H_PLAIN };
-
-/* Three significant digits and a unit ("12.3 ms", "1.23 G", "456 k"),
- * H_EXACT with thousands separators ("12,772"), or H_PLAIN the digits
- * alone ("12772"). b: at least 32 bytes. */
-char *fmt_num(char *b, uint64_t v, enum how how);
-/* How event e (of the model; -1: wall time) is shown. */
-enum how how_of(const struct model *m, int e);
-/* v of sum s, marked '*' when estimated (or with --raw, measured only part
- * of the time); "n/a" without a value ("n/a*": never counted). b: at
- * least 40 bytes. */
-const char *est_cell(char *b, const struct sum *s, uint64_t v, enum how how);
-
-/* ---- notes under a file's heading ---- */
-
-/* What calibration takes out of every value (the first calibrated
- * thread's figures: every thread runs the same marker code), or that the
- * values are raw; true when values are calibrated. */
-bool note_calibration(FILE *out, const struct report *r);
-/* That n rows were below the markers' own cost, shown as 0 (nothing when
- * n is 0). */
-void note_below(FILE *out, size_t n);
-/* That the file is shorter than its records (cut short on disk, or
- * shrinking while read), or was cut under the running program. */
-void note_short(FILE *out, const struct report *r);
 
 /* ---- MPI ranks (report_ranks.c) ---- */
 
@@ -49,33 +22,6 @@ void note_mpi(FILE *out, const struct report *r);
  * the ranks (min, mean, max of the weight, the rank that took longest).
  * Shown when the files hold two ranks or more, or always with --ranks. */
 void render_ranks(FILE *out, const struct model *m);
-
-/* ---- aligned tables ---- */
-
-struct table {
-	size_t ncol, n, cap;
-	char **cell;			/* row-major */
-	unsigned char *left;		/* per column: text, left-aligned */
-	size_t nspan, spancap;
-	struct span {
-		size_t col, ncol;
-		char *text;
-	} *span;			/* a heading over several columns */
-};
-
-void tbl_init(struct table *t, size_t ncol);
-void tbl_left(struct table *t, size_t col);
-void tbl_span(struct table *t, size_t col, size_t ncol, const char *text);
-void PRINTF(2, 3) tbl_put(struct table *t, const char *fmt, ...);
-/* Prints with column widths from the data, then frees the cells. */
-void tbl_print(struct table *t, FILE *out);
-
-/* ---- machine formats ---- */
-
-/* s as a JSON string, quoted and escaped. */
-void json_string(FILE *out, const char *s);
-/* s as a CSV field: quoted when it holds a comma, quote or line break. */
-void csv_field(FILE *out, const char *s);
 
 /* ---- the outputs ---- */
 

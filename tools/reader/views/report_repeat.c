@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/metrics_def.h"
+#include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
 #include "report_metrics.h"
 #include "report_render.h"

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 
 /* Past this many processes the list shows the heaviest (by CPU time) and

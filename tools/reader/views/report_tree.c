@@ -6,7 +6,9 @@
 
 #include <uthash.h>
 
+#include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 #include "reader/data/report_util.h"
 

@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "reader/cells/report_cells.h"
+#include "reader/cells/report_notes.h"
 #include "report_render.h"
 #include "reader/data/report_symbols.h"
 #include "reader/data/symbolize.h"

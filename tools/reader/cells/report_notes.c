@@ -1,0 +1,52 @@
+/* See report_notes.h. */
+#include "report_notes.h"
+
+#include <inttypes.h>
+
+#include "report_cells.h"
+
+bool note_calibration(FILE *out, const struct report *r)
+{
+	const struct rep_thread *t = NULL;
+	char b[32];
+
+	for (size_t i = 0; i < r->nthreads && !t; i++)
+		if (r->threads[i].has_calib)
+			t = &r->threads[i];
+	if (!t || r->raw) {
+		if (t)
+			fprintf(out, "#   raw: values as measured, the markers' own cost included\n");
+		return false;
+	}
+	fprintf(out, "#   calibrated: the markers' own cost taken out, per call");
+	if (r->ns_per_tick > 0)
+		fprintf(out, " wall %s", fmt_num(b, rep_ns(r, t->calib_in[0]), H_TIME));
+	for (size_t e = 0; e < r->nev; e++)
+		if (t->slot[e])
+			fprintf(out, ", %s %" PRIu64, r->ev[e].name, t->calib_in[t->slot[e]]);
+	fprintf(out, " (and per child call in its parent's excl); --raw shows measured values\n");
+	return true;
+}
+
+void note_below(FILE *out, size_t n)
+{
+	if (n)
+		fprintf(out, "#   %zu row%s below the markers' own cost (shorter than their noise): "
+			"shown as 0\n", n, n == 1 ? "" : "s");
+}
+
+void note_short(FILE *out, const struct report *r)
+{
+	if (r->missing)
+		fprintf(out, "#   cut short: %" PRIu64 " bytes of records missing (%s)\n", r->missing,
+			r->shrank ? "the file shrank while being read" :
+			"the file ends before its records do");
+	else if (r->shrank)
+		fprintf(out, "#   the file shrank while being read (%" PRIu64 " to %" PRIu64
+			" bytes): read as far as it went\n", r->size_was, r->size_now);
+	if (r->cuts)
+		fprintf(out, "#   cut to %" PRIu64 " bytes while the program ran (%" PRIu32
+			" time%s), and put back: the counts made before that in %" PRIu64
+			" bytes of records are lost\n", r->cut_size, r->cuts,
+			r->cuts == 1 ? "" : "s", r->cut_lost);
+}

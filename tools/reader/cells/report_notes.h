@@ -1,0 +1,23 @@
+/* Notes under a file's heading, the same in every view that has one: the
+ * table, --watch. */
+#ifndef PMCSHIM_REPORT_NOTES_H
+#define PMCSHIM_REPORT_NOTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "reader/data/report_load.h"
+
+/* What calibration takes out of every value (the first calibrated
+ * thread's figures: every thread runs the same marker code), or that the
+ * values are raw; true when values are calibrated. */
+bool note_calibration(FILE *out, const struct report *r);
+/* That n rows were below the markers' own cost, shown as 0 (nothing when
+ * n is 0). */
+void note_below(FILE *out, size_t n);
+/* That the file is shorter than its records (cut short on disk, or
+ * shrinking while read), or was cut under the running program. */
+void note_short(FILE *out, const struct report *r);
+
+#endif
