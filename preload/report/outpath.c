@@ -166,12 +166,20 @@ static __attribute__((noinline)) int open_fallback(const struct config *cfg, con
 	return fd;
 }
 
+/* The executable's name in a file name (%e, and the fallback's) is cut
+ * to this many bytes: a program may be called by a 255-byte name, and
+ * pmcshim-NAME-PID.pmc would then be longer than a file name can be. The
+ * report's header keeps the whole name. */
+#define EXE_IN_NAME 100
+
 /* (the fallback's buffer apart: a page of stack at every start) */
-int outpath_open(const struct config *cfg, const char *exe, uint64_t size, char *name,
+int outpath_open(const struct config *cfg, const char *whole_exe, uint64_t size, char *name,
 		 size_t len)
 {
-	char want[PATH_MAX];
+	char want[PATH_MAX], exe[EXE_IN_NAME + 1];
 	int fd;
+
+	text_copy(exe, sizeof(exe), whole_exe);
 
 	if (expand(cfg, exe, want, sizeof(want), name, len) == 0 &&
 	    (fd = create_excl(want, size, name, len)) >= 0)

@@ -301,6 +301,18 @@ done
 [ -z "$bad" ] && result marking_handler_during_calibration ok ||
 	result marking_handler_during_calibration fail "$bad"
 
+# A program called by a 245-byte name (a file name's limit is 255): its
+# report is written, named after the first 100 bytes, and the table names
+# the whole program.
+long=$(printf '%0245d' 0 | tr 0 a)
+cp /bin/true "$tmp/$long"
+launch "$tmp/longname" -q -o run "$tmp/$long"
+f=$(ls "$tmp/longname/run" 2>/dev/null)
+[ $rc = 0 ] && [ "$f" = "pmcshim-$(printf '%0100d' 0 | tr 0 a)-$(echo "$f" | sed 's/.*-\([0-9]*\)\.pmc$/\1/').pmc" ] &&
+   grep -q "$long" "$tmp/longname/err" &&
+	result long_program_name_shortened ok ||
+	result long_program_name_shortened fail "exit $rc; files: $f" "$(head -c 400 "$tmp/longname/err")"
+
 # A launcher copied away from the shim says so: it never falls back on a
 # path fixed at build time.
 mkdir -p "$tmp/alone" && cp "$L" "$tmp/alone/pmcshim"
