@@ -497,6 +497,9 @@ static void test_fork_child_own_report(void)
 	CHECK(rep_calls(child, NULL, "child_work") == 5, "child work");
 	CHECK(rep_calls(child, NULL, "parent_work") == 0, "parent's work leaked into child");
 	CHECK(rep_calls(child, NULL, "across_fork") == 1, "region open across fork ends in child");
+	CHECK(rep_calls(child, NULL, "outer") == 1 && !error_entry(child, "open-at-exit", "outer"),
+	      "the parent's region the child left open ends with it, unreported");
+	CHECK(rep_calls(parent, NULL, "outer") == 1, "parent's outer");
 	CHECK(rep_calls(parent, NULL, "parent_work") == 5 && rep_calls(parent, NULL, "child_work") == 0,
 	      "parent counts");
 	CHECK(json_array_size(json_object_get(child, "threads")) == 1, "child has one thread");

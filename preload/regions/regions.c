@@ -255,6 +255,13 @@ const struct regions_entry *regions_entry(const struct region_state *rs)
 	return wide ? rs->markers->entry_wide : rs->markers->entry;
 }
 
+/* The top frame is one a fork child's parent opened (not one the child
+ * opened since at the same depth): the child did not leave it open. */
+static int inherited_top(const struct region_state *rs)
+{
+	return open_count(rs) <= rs->inherited && rs->top->start[0] <= rs->forked_at;
+}
+
 void regions_finish(struct region_state *rs, struct counters *c)
 {
 	uint64_t dropped = __atomic_exchange_n(&rs->reentrant, 0, __ATOMIC_RELAXED);
@@ -267,8 +274,9 @@ void regions_finish(struct region_state *rs, struct counters *c)
 	while (open_count(rs) > 0) {
 		uint32_t id = rs->top->region;
 
-		/* a function the program left by exit(): it ends there */
-		if (names_source(id) == RF_FROM_FUNCTIONS) {
+		/* a function the program left by exit(), or a region the
+		 * parent of this fork child opened: it ends there */
+		if (names_source(id) == RF_FROM_FUNCTIONS || inherited_top(rs)) {
 			close_top(rs, now, rs->coverage ? &times : NULL, rs->nv);
 			continue;
 		}
@@ -302,6 +310,8 @@ void regions_after_fork(struct region_state *rs, struct counters *c)
 		memset(f->child, 0, sizeof(f->child));
 		memset(&f->times, 0, sizeof(f->times));
 		regions_read_values(rs, c, f->start, &f->times);
+		rs->forked_at = f->start[0];
 	}
+	rs->inherited = open_count(rs);
 	regions_rewarm(rs);	/* the child's counters: maybe fewer, read() or narrow */
 }

@@ -92,6 +92,11 @@ struct region_state {
 	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];	/* 32 bytes each: an index is a shift */
 	char *refused[NAME_CACHE];	/* per name slot: NAMES_MAX_LEN + 1 bytes, once needed */
+	/* In a fork child: the frames [0, inherited) were open in the parent
+	 * and restarted at the fork, the last at wall ticks forked_at (a
+	 * frame the child opened since started later). */
+	uint32_t inherited;
+	uint64_t forked_at;
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has

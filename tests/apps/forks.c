@@ -1,4 +1,5 @@
-/* The fork child must report its own work only. */
+/* The fork child must report its own work only. "outer", open in the
+ * parent, is left open by the child: it ends with the child, unreported. */
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ int main(void)
 	int status = 0;
 	pid_t pid;
 
+	PMCSHIM_BEGIN("outer");
 	run("parent", 3);
 	PMCSHIM_BEGIN("across_fork");
 	pid = fork();
@@ -35,5 +37,6 @@ int main(void)
 	PMCSHIM_END("across_fork");
 	run("parent", 2);
 	printf("child pid %d exit %d\n", (int)pid, WEXITSTATUS(status));
+	PMCSHIM_END("outer");
 	return 0;
 }
