@@ -57,6 +57,7 @@ enum rf_drop {
 	RF_DROP_EARLY,		/* a marker before the shim was set up */
 	RF_DROP_NAMES,		/* a marker with a new name past the names limit */
 	RF_DROP_IDS,		/* a marker with an id no region() call returned */
+	RF_DROP_FUNCTIONS,	/* an instrumented function past the functions' limit */
 	RF_DROP_KINDS = 8
 };
 

@@ -32,6 +32,7 @@
 #include "base/clock.h"
 #include "regions/guard.h"
 #include "base/log.h"
+#include "report/mapfile.h"
 #include "report/modules.h"
 #include "regions/names.h"
 #include "lifecycle/hooks.h"
@@ -233,13 +234,15 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 		 * its next calls take no lock either */
 		if (used < SLOTS / 2)
 			id = region_of(fn), used++;
+		else
+			mapfile_drop(RF_DROP_FUNCTIONS);
 		s->id = id;
 		__atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
 	}
 	if (table && !id && used >= SLOTS / 2 && !full_said) {
 		full_said = 1;
-		log_error("more than %u instrumented functions met: the others are not recorded",
-			  used);
+		log_error("more than %u instrumented functions met: the others are not recorded "
+			  "(the report counts them)", used);
 	}
 	pthread_mutex_unlock(&lock);
 	guard_leave();

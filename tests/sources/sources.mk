@@ -18,6 +18,10 @@ $(B)/tsan/sources/funcs: tests/sources/funcs.c
 $(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
+# 40,000 functions through the compiler's hooks, called by hand.
+$(B)/tests/sources/manyfuncs: tests/sources/manyfuncs.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $<
+
 # Cancelled parallel regions (run with OMP_CANCELLATION=true).
 $(B)/tests/sources/omp-cancel: tests/sources/ompcancel.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
@@ -36,7 +40,7 @@ HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel $(B)/tests/sources/manyfuncs \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \

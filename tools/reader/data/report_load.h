@@ -128,7 +128,7 @@ struct report {
 	bool mpi, mpi_finalized, mpi_finalized_twice;
 	uint32_t mpi_rank, mpi_size;
 	const char *mpi_library;
-	uint64_t dropped[RF_DROP_IDS + 1];	/* enum rf_drop: full, busy, early, names, ids */
+	uint64_t dropped[RF_DROP_FUNCTIONS + 1];	/* enum rf_drop: full, busy, early, names, ids, functions */
 	size_t npartial;		/* sites left mid-update */
 	size_t nev;
 	struct rep_event *ev;

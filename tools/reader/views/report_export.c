@@ -103,9 +103,10 @@ static void export_head(FILE *out, const struct report *r)
 		fputs("null", out);
 	fprintf(out, "},\n  \"stack_depth\": %" PRIu32 ",\n  \"dropped\": {\"full\": %" PRIu64
 		", \"busy\": %" PRIu64 ", \"early\": %" PRIu64 ", \"names\": %" PRIu64
-		", \"ids\": %" PRIu64 "},\n",
+		", \"ids\": %" PRIu64 ", \"functions\": %" PRIu64 "},\n",
 		r->stack_depth, r->dropped[RF_DROP_FULL], r->dropped[RF_DROP_BUSY],
-		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES], r->dropped[RF_DROP_IDS]);
+		r->dropped[RF_DROP_EARLY], r->dropped[RF_DROP_NAMES], r->dropped[RF_DROP_IDS],
+		r->dropped[RF_DROP_FUNCTIONS]);
 	/* (only when it happened) */
 	if (r->missing || r->shrank)
 		fprintf(out, "  \"cut_short\": {\"missing_bytes\": %" PRIu64
