@@ -21,6 +21,12 @@ test) and the program runs unchanged.
 A region's name is looked up once per ``region`` object (per name for
 ``begin``/``end``); regions nest per thread, and an end must close the
 thread's innermost open region, as in C. See pmcshim(3).
+
+What it cannot do: attribute regions per asyncio task. Tasks take turns on
+one thread, and a region open across an ``await`` stays open while other
+tasks run: their regions nest inside it and its time includes theirs.
+Mark the code between awaits, or run a task's work in a thread
+(``asyncio.to_thread``), where regions are per thread as usual.
 """
 
 import ctypes
