@@ -67,7 +67,10 @@ struct rf_record *mapfile_find(int (*match)(const struct rf_record *r, const voi
 	const struct rf_record *r;
 	int bad;
 
-	if (!h || rf_open_mem(h, h->tail, &f, why, sizeof(why)) != 0)
+	/* (another thread may be appending: the records up to the tail it
+	 * published, as a reader sees them) */
+	if (!h || rf_open_mem(h, __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE), &f, why,
+			      sizeof(why)) != 0)
 		return NULL;
 	while ((r = rf_next(&f, &off, &bad)))
 		if (match(r, arg))
