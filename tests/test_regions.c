@@ -180,7 +180,7 @@ static void test_slots_grow_while_open(void)
  * not an error; a marker open inside it is one. */
 static void test_function_open_at_end(void)
 {
-	uint32_t f = names_intern_addr("", 0x1234, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY),
+	uint32_t f = names_intern_addr("", 0x1234, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 m = names_intern("inside", NULL);
 
 	fresh();

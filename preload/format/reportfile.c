@@ -135,7 +135,7 @@ static uint32_t min_size(uint16_t type)
 	case RF_MODULE: return sizeof(struct rf_module) + 1;
 	case RF_SITE: return sizeof(struct rf_site);
 	case RF_ERROR: return sizeof(struct rf_error);
-	case RF_ORIGIN: return sizeof(struct rf_origin);
+	case RF_ORIGIN: return RF_ORIGIN_SIZE_V0;
 	default: return 0;
 	}
 }

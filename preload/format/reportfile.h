@@ -241,7 +241,20 @@ struct rf_origin {
 	uint64_t addr;			/* 0: the region is its name */
 	uint32_t prefix;		/* with addr: bytes of text before the address */
 	uint32_t addr_kind;		/* enum rf_addr_kind */
+	/* Records of RF_ORIGIN_SIZE_V0 bytes (shims before it) end here.
+	 * With addr: the load generation of the module that held it
+	 * (rf_module.gen), so that an address a module reloaded in its
+	 * place reuses names the right one; rf_origin_gen reads it. */
+	uint32_t gen;
+	uint32_t pad;
 };
+
+#define RF_ORIGIN_SIZE_V0 32		/* rf_origin without gen */
+
+static inline uint32_t rf_origin_gen(const struct rf_origin *o)
+{
+	return o->r.size >= sizeof(*o) ? o->gen : 0;
+}
 
 enum rf_stack_method {
 	RF_STACK_CALLER = 0,		/* the call site alone (depth 0) */
@@ -250,6 +263,11 @@ enum rf_stack_method {
 	RF_STACK_TABLES = 3,		/* the binary's unwind tables, read by the shim */
 };
 
+/* pc[nframes], one word past the frames, is the stack's load
+ * generation: the newest rf_module.gen of the modules its frames were
+ * in, so that the reader names each frame after the module loaded there
+ * then (rf_stack_gen). A record from a shim before it has no such word:
+ * generation 0. */
 struct rf_stack {
 	struct rf_record r;
 	uint32_t id;			/* 0, 1, ... */
@@ -258,10 +276,22 @@ struct rf_stack {
 	uint64_t pc[];
 };
 
+static inline uint32_t rf_stack_gen(const struct rf_stack *s)
+{
+	return s->r.size >= sizeof(*s) + ((size_t)s->nframes + 1) * sizeof(s->pc[0]) ?
+		       (uint32_t)s->pc[s->nframes] : 0;
+}
+
 struct rf_module {
 	struct rf_record r;
 	uint32_t id;			/* 0, 1, ... */
-	uint32_t pad;
+	/* Load generation: the loader's count of objects unloaded
+	 * (dl_iterate_phdr's dlpi_subs) when the shim found it loaded. A module unloaded and another
+	 * mapped in its range has a record of a later generation; an address
+	 * belongs to the newest one holding it whose gen is not past the
+	 * address's own (rf_stack_gen, rf_origin_gen). 0 in a file from a
+	 * shim before it (this was padding). */
+	uint32_t gen;
 	uint64_t base;			/* load bias */
 	uint64_t lo, hi;		/* mapped range of its PT_LOAD segments */
 	char build_id[132];		/* hex, empty when it has none */

@@ -17,6 +17,7 @@
 struct entry {
 	const struct rf_name *rec;
 	uint32_t source;		/* enum rf_from */
+	uint32_t gen;			/* an address's: rf_origin.gen */
 };
 
 static struct arena arena;
@@ -56,6 +57,7 @@ struct key {
 	const char *text;
 	size_t len;
 	uint32_t source, prefix, addr_kind;
+	uint32_t gen;			/* with addr: its module's load generation */
 	uint64_t addr;
 };
 
@@ -65,7 +67,7 @@ static int same_name(const void *item, const void *key, size_t len)
 	const struct entry *e = item;
 	const struct key *k = key;
 
-	return e->rec->len == len && e->source == k->source &&
+	return e->rec->len == len && e->source == k->source && e->gen == k->gen &&
 	       memcmp(e->rec->text, k->text, len) == 0;
 }
 
@@ -84,6 +86,7 @@ static int add_origin(const struct key *k, uint32_t id)
 	o->addr = k->addr;
 	o->prefix = k->prefix;
 	o->addr_kind = k->addr_kind;
+	o->gen = k->gen;
 	mapfile_publish(o);
 	return 0;
 }
@@ -103,7 +106,7 @@ static const struct rf_name *add(const struct key *k, uint64_t hash)
 	rec->len = (uint32_t)k->len;
 	memcpy(rec->text, k->text, k->len);
 	mapfile_publish(rec);
-	*e = (struct entry){ rec, k->source };
+	*e = (struct entry){ rec, k->source, k->gen };
 	by_id[count++] = e;
 	__atomic_store_n(&names_issued, count, __ATOMIC_RELEASE);
 	index_add(&table, &arena, hash, e);	/* reserved: cannot fail */
@@ -160,7 +163,7 @@ static uint32_t intern(struct key *k, const char **interned, int shims)
 	if (!k->text)
 		k->text = "(null)";
 	k->len = strnlen(k->text, NAMES_MAX_LEN);
-	hash = index_hash(k->text, k->len) ^ k->source;
+	hash = index_hash(k->text, k->len) ^ k->source ^ (uint64_t)k->gen << 8;
 	pthread_mutex_lock(&lock);
 	if ((e = index_find(&table, hash, k, k->len, same_name)))
 		rec = e->rec;
@@ -203,11 +206,11 @@ uint32_t names_intern_from(const char *name, enum rf_from source)
 }
 
 uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
-			   enum rf_addr_kind kind)
+			   enum rf_addr_kind kind, uint32_t gen)
 {
 	char text[NAMES_MAX_LEN + 1];
 	int n = snprintf(text, sizeof(text), "%.200s%#lx", prefix, (unsigned long)addr);
-	struct key k = { .text = text, .source = source, .addr = addr, .addr_kind = kind,
+	struct key k = { .text = text, .source = source, .addr = addr, .addr_kind = kind, .gen = gen,
 			 .prefix = (uint32_t)(n - snprintf(NULL, 0, "%#lx", (unsigned long)addr)) };
 
 	return intern(&k, NULL, 0);

@@ -19,11 +19,13 @@ uint32_t names_intern(const char *name, const char **interned);
  * from MPI is not the marker region "MPI_Send". */
 uint32_t names_intern_from(const char *name, enum rf_from source);
 /* A region keyed by an address (a function's entry, a call's return
- * address: kind), which the reader names from the module symbols; its
- * text says "PREFIX0xADDR" (prefix: at most 200 bytes) until then. No
- * symbol is looked up here. */
+ * address: kind) and the load generation of the module holding it (gen:
+ * modules_note's; the same address in a module loaded where an unloaded
+ * one was is another region), which the reader names from that module's
+ * symbols; its text says "PREFIX0xADDR" (prefix: at most 200 bytes)
+ * until then. No symbol is looked up here. */
 uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
-			   enum rf_addr_kind kind);
+			   enum rf_addr_kind kind, uint32_t gen);
 
 /* 1 once a new name was refused for the limit (a name refused then is
  * refused for the rest of the process: callers may remember it). */

@@ -17,8 +17,12 @@ struct module {
 /* Record the modules of pcs not yet in the file (a new stack met them:
  * recorded now, they still symbolize after a dlclose). The first call
  * records every module then loaded: a process that records no address
- * never reads the module list. */
-void modules_note(const uintptr_t *pcs, int n);
+ * never reads the module list. Returns the newest load generation
+ * (rf_module.gen) of the modules that hold pcs (0: none), which the
+ * address records carry (rf_stack_gen, rf_origin_gen): after a dlclose
+ * the module list is read again, and one loaded in the range of an
+ * unloaded one gets a record of its own, of a later generation. */
+uint32_t modules_note(const uintptr_t *pcs, int n);
 /* Held across fork() (taken after the stacks lock, as stacks_intern does). */
 void modules_lock(void);
 void modules_unlock(void);

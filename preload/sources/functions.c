@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
+#include "stacks/codemap.h"
 #include "regions/names.h"
 #include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
@@ -207,8 +208,8 @@ static uint32_t region_of(uintptr_t fn)
 
 	if (functions_filter.on && !chosen_fn(fn))
 		return 0;
-	modules_note(&fn, 1);	/* a dlopen()ed module: recorded for the reader */
-	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY);
+	/* a dlopen()ed module: recorded for the reader */
+	id = names_intern_addr("", fn, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, modules_note(&fn, 1));
 	return id;
 }
 
@@ -287,6 +288,60 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 		regions_end(&t->rs, &t->ctr, id);
 }
 
+/* --- objects unloaded -------------------------------------------- */
+
+/* Whether some function met lies in no loaded object now. */
+static int any_gone(const struct slot *t)
+{
+	Dl_info info;
+
+	for (uint32_t i = 0; i < SLOTS; i++)
+		if (t[i].fn && !dladdr((void *)t[i].fn, &info))
+			return 1;
+	return 0;
+}
+
+/* The functions of t still loaded, into a new table (NULL: no memory). */
+static struct slot *without_gone(const struct slot *t)
+{
+	struct slot *n = arena_pages(SLOTS * sizeof(*n));
+	Dl_info info;
+
+	used = 0;
+	for (uint32_t i = 0; n && i < SLOTS; i++)
+		if (t[i].fn && dladdr((void *)t[i].fn, &info)) {
+			*slot_of(n, t[i].fn) = t[i];
+			used++;
+		}
+	return n;
+}
+
+/* After a dlclose: an object loaded where the closed one was would find
+ * its functions' addresses taken by the old ones' regions, read without a
+ * lock on the warm path. So the table is replaced (the warm path sees a
+ * new pointer, no new check) by one without the functions gone: met
+ * again, they become regions of the generation of the module then there
+ * (region_of). The functions still loaded keep their slots and ids, so a
+ * function open across the dlclose is still ended. The old table is
+ * kept, never freed: another thread may be reading it. With a filter,
+ * the chosen addresses are read anew, module by module. A dlclose that
+ * took no function met costs a look at the table, no memory. */
+static void functions_unloaded(void)
+{
+	struct slot *t;
+
+	pthread_mutex_lock(&lock);
+	t = table;
+	if (t && any_gone(t)) {
+		__atomic_store_n(&table, without_gone(t), __ATOMIC_RELEASE);
+		if (chosen)
+			memset(chosen, 0, SLOTS * sizeof(*chosen));
+		nchosen = 0;
+		nread = 0;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 /* PMCSHIM_FUNCTIONS (unset: every function); config has said so when it
  * is bad. */
 static void functions_setup(const struct config *c)
@@ -302,4 +357,5 @@ __attribute__((constructor)) static void functions_register(void)
 	static const struct shim_hooks hooks = { .setup = functions_setup };
 
 	hooks_register(&hooks);
+	codemap_on_unload(functions_unloaded);
 }

@@ -84,8 +84,8 @@ uint32_t openmp_addr_id(const char *prefix, const void *addr, enum rf_addr_kind 
 	if (guard_enter()) {
 		uintptr_t a = (uintptr_t)addr;
 
-		modules_note(&a, 1);	/* a dlopen()ed module: recorded for the reader */
-		id = names_intern_addr(prefix, a, RF_FROM_OPENMP, kind);
+		/* a dlopen()ed module: recorded for the reader */
+		id = names_intern_addr(prefix, a, RF_FROM_OPENMP, kind, modules_note(&a, 1));
 		guard_leave();
 	}
 	return id;

@@ -296,6 +296,12 @@ int codemap_unloading(void)
 unsigned long codemap_unload_count;
 
 static int (*real_dlclose)(void *);
+static void (*unload_hook)(void);
+
+void codemap_on_unload(void (*fn)(void))
+{
+	__atomic_store_n(&unload_hook, fn, __ATOMIC_RELEASE);
+}
 
 /* Counted as it starts and as it ends, so that a name found constant
  * before or during it is checked again (another object may be loaded at
@@ -303,6 +309,7 @@ static int (*real_dlclose)(void *);
 __attribute__((visibility("default"))) int dlclose(void *handle)
 {
 	int (*real)(void *) = __atomic_load_n(&real_dlclose, __ATOMIC_RELAXED);
+	void (*hook)(void);
 	int ret;
 
 	if (!real) {
@@ -314,5 +321,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	ret = real ? real(handle) : -1;
 	__atomic_add_fetch(&codemap_unload_count, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&unloading, 1, __ATOMIC_SEQ_CST);
+	if (ret == 0 && (hook = __atomic_load_n(&unload_hook, __ATOMIC_ACQUIRE)))
+		hook();
 	return ret;
 }

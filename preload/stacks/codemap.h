@@ -31,6 +31,11 @@ int codemap_lookup(uintptr_t pc);
 
 extern unsigned long codemap_unload_count;	/* dlclose is interposed to count */
 
+/* fn runs after each dlclose() the shim sees returns (the object may be
+ * gone): for caches keyed by address, which a new object may now reuse.
+ * Set once, at load time (one hook: the functions' table). */
+void codemap_on_unload(void (*fn)(void));
+
 /* A dlclose is under way: an object's memory may go at any moment. */
 int codemap_unloading(void);
 

@@ -258,44 +258,54 @@ int stacks_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 	return n;
 }
 
+/* A stack's key: its pcs, then its load generation (the record holds
+ * the same words: rf_stack_gen). */
 static int same_pcs(const void *item, const void *key, size_t len)
 {
 	const struct rf_stack *rec = item;
 
-	return rec->nframes * sizeof(rec->pc[0]) == len && memcmp(rec->pc, key, len) == 0;
+	return (rec->nframes + 1u) * sizeof(rec->pc[0]) == len && memcmp(rec->pc, key, len) == 0;
 }
 
-/* A new stack: its record, and the modules its frames are in. */
-static struct rf_stack *add(const uintptr_t *pcs, int n, int method, uint64_t hash)
+/* A new stack: its record, pcs and generation (key, n + 1 words). */
+static struct rf_stack *add(const uintptr_t *key, int n, int method, uint64_t hash)
 {
 	struct rf_stack *rec;
 
 	if (index_reserve(&table, &arena) != 0)
 		return NULL;
-	modules_note(pcs, n);
-	rec = mapfile_append(RF_STACK, sizeof(*rec) + (size_t)n * sizeof(rec->pc[0]));
+	rec = mapfile_append(RF_STACK, sizeof(*rec) + ((size_t)n + 1) * sizeof(rec->pc[0]));
 	if (!rec)
 		return NULL;
 	rec->id = count++;
 	rec->nframes = (uint16_t)n;
 	rec->method = (uint16_t)method;
-	for (int i = 0; i < n; i++)
-		rec->pc[i] = pcs[i];
+	for (int i = 0; i <= n; i++)
+		rec->pc[i] = key[i];
 	mapfile_publish(rec);
 	index_add(&table, &arena, hash, rec);	/* reserved: cannot fail */
 	return rec;
 }
 
+/* The same pcs in a module loaded where an unloaded one was are another
+ * stack: the key holds the generation of the modules the pcs are in
+ * (modules_note), so that the reader names them after the right one. */
 uint32_t stacks_intern(const uintptr_t *pcs, int n, int method)
 {
-	size_t len = (size_t)n * sizeof(uintptr_t);
-	uint64_t hash = index_hash(pcs, len);
+	uintptr_t key[STACKS_MAX_FRAMES + 1];
+	size_t len = ((size_t)n + 1) * sizeof(uintptr_t);
 	const struct rf_stack *rec;
+	uint64_t hash;
 
+	if (n > STACKS_MAX_FRAMES)
+		n = STACKS_MAX_FRAMES, len = sizeof(key);
+	memcpy(key, pcs, (size_t)n * sizeof(uintptr_t));
 	pthread_mutex_lock(&lock);
-	rec = index_find(&table, hash, pcs, len, same_pcs);
+	key[n] = modules_note(pcs, n);
+	hash = index_hash(key, len);
+	rec = index_find(&table, hash, key, len, same_pcs);
 	if (!rec)
-		rec = add(pcs, n, method, hash);
+		rec = add(key, n, method, hash);
 	pthread_mutex_unlock(&lock);
 	return rec ? rec->id : UINT32_MAX;
 }

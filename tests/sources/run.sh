@@ -5,7 +5,9 @@
 #   /regex/ (exact too), a bad list (one line, every function), min=
 #   (short calls folded into their callers), functions left by exit()
 #   (measured, no error), 4 threads meeting the same functions at once,
-#   the program without the shim (glibc's no-op hooks: same output);
+#   the program without the shim (glibc's no-op hooks: same output), a
+#   plugin dlclose'd and another loaded at its address (each counted
+#   under its own names, its markers' stacks named after it);
 #   OpenMP, the same program built with gcc (libgomp, interposed) and
 #   with clang (libomp, OMPT): a parallel region run 100 times on 4
 #   threads reads 100 calls in each thread, threads named omp-0.N, and in
@@ -143,6 +145,30 @@ if [ $prc = 0 ] && [ "$plain" = "$(cat "$tmp/funcs.out")" ] && [ "$plain" = "fib
 	result functions_without_shim ok
 else
 	result functions_without_shim fail "exit $prc: $plain; under the shim: $(cat "$tmp/funcs.out")"
+fi
+
+# A plugin unloaded and another loaded at its very address (alpha_* in
+# A, beta_* in B, the same code): each function counted under its own
+# name, and the marker in leaf, with its stack, named after the plugin
+# it ran in. 77: the loader put B elsewhere (the case is not there).
+PMCSHIM_STACK_DEPTH=4 shim reload "$S/reload" "$S/libreload-alpha.so" "$S/libreload-beta.so"
+csv reload
+got=$(calls_of reload)
+want="alpha_leaf=70 alpha_work=7 beta_leaf=50 beta_work=5 step=120 "
+"$R" --stacks --format csv "$tmp/reload"/*.pmc >"$tmp/reload.stacks" 2>>"$tmp/reload.rerr"
+# each step row: "calls:plugin" by the names its stack holds
+stacks=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["region"] == "step" { s = $h["stack"]; p = ""
+		if (s ~ /alpha_work.*alpha_leaf/ && s !~ /beta_/) p = "alpha"
+		if (s ~ /beta_work.*beta_leaf/ && s !~ /alpha_/) p = "beta"
+		print $h["calls"] ":" (p ? p : "mixed") }' "$tmp/reload.stacks" | sort | tr '\n' ' ')
+if [ $rc = 77 ]; then
+	result functions_reload_same_address "skip:$(cat "$tmp/reload.out")"
+elif [ $rc = 0 ] && [ "$got" = "$want" ] && [ "$stacks" = "50:beta 70:alpha " ]; then
+	result functions_reload_same_address ok
+else
+	result functions_reload_same_address fail "exit $rc; calls: $got (want $want); step stacks: $stacks (want 50:beta 70:alpha)" \
+		"$(head -3 "$tmp/reload.err")"
 fi
 
 # --- OpenMP -------------------------------------------------------------------

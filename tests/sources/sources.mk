@@ -33,6 +33,14 @@ $(B)/tests/sources/libomplib.so: tests/sources/omplib.c | $(B)/tests/sources
 $(B)/tests/sources/ompload: tests/sources/ompload.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $< -ldl
 
+# A plugin unloaded and another built from the same source (alpha_*,
+# beta_*: the same layout) loaded at its address.
+$(B)/tests/sources/libreload-%.so: tests/sources/reloadlib.c include/pmcshim.h | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -fPIC -shared -finstrument-functions -DP=$* -o $@ $< -ldl
+
+$(B)/tests/sources/reload: tests/sources/reload.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $< -ldl
+
 # (a host build only: clang and libomp are the host's)
 HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 	$(CLANG) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
@@ -43,6 +51,8 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel $(B)/tests/sources/manyfuncs \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
+	$(B)/tests/sources/reload $(B)/tests/sources/libreload-alpha.so \
+	$(B)/tests/sources/libreload-beta.so \
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh

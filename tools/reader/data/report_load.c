@@ -379,7 +379,9 @@ static int by_lo(const void *a, const void *b)
 {
 	const struct rep_module *x = a, *y = b;
 
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static void load_modules(struct ld *L)
@@ -392,15 +394,28 @@ static void load_modules(struct ld *L)
 		const struct rf_module *m = L->mod[i];
 
 		r->modules[i] = (struct rep_module){ m->id, m->path, FIELD(r, m->build_id),
-						     m->base, m->lo, m->hi };
+						     m->base, m->lo, m->hi, m->gen, (uint32_t)i };
 	}
 	qsort(r->modules, r->nmodules, sizeof(*r->modules), by_lo);
 }
 
-/* The last module starting at or below pc. */
-int32_t rep_module_of(const struct report *r, uint64_t pc)
+/* Whether module a is a better answer than b for an address of gen:
+ * not past it, and newer (a later generation, or at the same one a later
+ * record). */
+static bool newer_within(const struct rep_module *a, const struct rep_module *b, uint32_t gen)
+{
+	if (a->gen > gen)
+		return false;
+	return !b || a->gen > b->gen || (a->gen == b->gen && a->order > b->order);
+}
+
+/* Of the modules starting at or below pc (ranges of one generation do
+ * not overlap; those of unloaded modules may), the newest holding it
+ * within gen. */
+int32_t rep_module_of(const struct report *r, uint64_t pc, uint32_t gen)
 {
 	size_t lo = 0, hi = r->nmodules;
+	const struct rep_module *best = NULL;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -410,7 +425,10 @@ int32_t rep_module_of(const struct report *r, uint64_t pc)
 		else
 			hi = mid;
 	}
-	return lo && pc < r->modules[lo - 1].hi ? (int32_t)(lo - 1) : -1;
+	for (size_t i = lo; i-- > 0;)
+		if (pc < r->modules[i].hi && newer_within(&r->modules[i], best, gen))
+			best = &r->modules[i];
+	return best ? (int32_t)(best - r->modules) : -1;
 }
 
 static bool load_stacks(struct ld *L)
@@ -451,7 +469,7 @@ const struct rep_frame *rep_frames(const struct report *cr)
 		const struct rf_stack *s = r->stackrec[id];
 
 		for (size_t k = 0; s && k < s->nframes; k++) {
-			int32_t m = rep_module_of(r, s->pc[k]);
+			int32_t m = rep_module_of(r, s->pc[k], rf_stack_gen(s));
 
 			r->frames[r->stacks[id].first + k] = (struct rep_frame){
 				s->pc[k], m < 0 ? 0 : s->pc[k] - r->modules[m].base, m, NULL };

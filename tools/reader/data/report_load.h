@@ -73,6 +73,8 @@ struct rep_module {
 	uint32_t id;
 	const char *path, *build_id;
 	uint64_t base, lo, hi;
+	uint32_t gen;			/* rf_module.gen: its load generation */
+	uint32_t order;			/* its record's place among the file's modules */
 };
 
 struct rep_event {
@@ -201,8 +203,12 @@ static inline uint32_t rep_source(const struct report *r, uint32_t id)
 	return o ? o->source : RF_FROM_MARKERS;
 }
 
-/* The module whose mapped range holds pc (an index into modules), or -1. */
-int32_t rep_module_of(const struct report *r, uint64_t pc);
+/* The module whose mapped range held pc at load generation gen (an
+ * address record's: rf_stack_gen, rf_origin_gen), as an index into
+ * modules, or -1: of the modules whose range holds it, the newest whose
+ * generation is not past gen (a module unloaded and another loaded in
+ * its range: two records, the later of a later generation). */
+int32_t rep_module_of(const struct report *r, uint64_t pc, uint32_t gen);
 
 /* Every stack's frames (stacks[id].first indexes them), built on first use. */
 const struct rep_frame *rep_frames(const struct report *r);

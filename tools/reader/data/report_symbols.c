@@ -188,7 +188,7 @@ void symbols_name_regions(struct symbolizer *sz, struct report *r)
 
 	for (size_t id = 0; id < r->nname_ids; id++) {
 		const struct rf_origin *o = rep_origin(r, (uint32_t)id);
-		int32_t m = o && o->addr ? rep_module_of(r, o->addr) : -1;
+		int32_t m = o && o->addr ? rep_module_of(r, o->addr, rf_origin_gen(o)) : -1;
 		const struct rep_module *mod = m >= 0 ? &r->modules[m] : NULL;
 
 		if (!mod || !(o->addr_kind == RF_ADDR_CALL ?
