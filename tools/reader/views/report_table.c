@@ -102,8 +102,7 @@ static void print_dropped(FILE *out, const struct report *r)
 		[RF_DROP_EARLY] = "markers before setup",
 		[RF_DROP_NAMES] = "markers with a new name past the names limit (PMCSHIM_MAX_NAMES)",
 		[RF_DROP_IDS] = "markers with an id that no region() call returned (refused)",
-		[RF_DROP_FUNCTIONS] = "instrumented functions past the limit of 32768 (none of "
-				      "their calls)",
+		[RF_DROP_FUNCTIONS] = "instrumented functions past the limit of 32768",
 	};
 	const char *sep = "#   not recorded: ";
 
