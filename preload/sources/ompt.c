@@ -6,8 +6,13 @@
  * keyed here by the address it was started from ("omp parallel solve
  * (solve.c:31)" once the reader names it; the outlined function is not
  * given to a tool), its implicit barrier, barriers, taskwaits, critical
- * sections and their waits by their lock. A runtime that does not start
- * the tool (OMP_TOOL=disabled) gets one line at exit.
+ * sections and their waits by their lock. The barrier that ends a loop or
+ * sections is named as libgomp's is ("omp loop barrier", "omp sections
+ * barrier"; after a single "omp barrier"), so that both runtimes give the
+ * same table. A parallel region started inside another (serialized when
+ * nested parallelism is off) is nested in it, its barrier in it. A
+ * runtime that does not start the tool (OMP_TOOL=disabled) gets one line
+ * at exit.
  *
  * The few OMPT declarations used are written out from the specification
  * (the shim is built without LLVM's omp-tools.h). */
@@ -67,7 +72,6 @@ static const char *const sync_names[SYNC_KINDS] = {
 	[SYNC_BARRIER_IMPLEMENTATION] = "omp runtime barrier",
 	[SYNC_TASKWAIT] = "omp taskwait", [SYNC_TASKGROUP] = "omp taskgroup",
 	[SYNC_REDUCTION] = "omp reduction",
-	[SYNC_BARRIER_IMPLICIT_WORKSHARE] = "omp loop barrier",
 };
 static const char *const work_names[WORK_KINDS] = {
 	[WORK_LOOP] = "omp loop", [WORK_SECTIONS] = "omp sections",
@@ -81,6 +85,11 @@ static inline uint64_t pack(uint32_t region, uint32_t barrier)
 	return (uint64_t)barrier << 32 | region;
 }
 
+/* Where the region this thread began last was started from: its implicit
+ * task, which the runtime begins next on the same thread, keeps it (see
+ * parallel_barrier). */
+static __thread const void *begun_site;
+
 static void on_parallel_begin(ompt_data *task, const void *frame, ompt_data *parallel,
 			      unsigned requested, int flags, const void *site)
 {
@@ -90,6 +99,7 @@ static void on_parallel_begin(ompt_data *task, const void *frame, ompt_data *par
 	(void)task, (void)frame, (void)requested, (void)flags;
 	if (!t || !parallel)
 		return;
+	begun_site = site;
 	if (site) {
 		id = openmp_addr_id("omp parallel ", site, RF_ADDR_CALL);
 		barrier = openmp_addr_id("omp implicit barrier ", site, RF_ADDR_CALL);
@@ -101,39 +111,134 @@ static void on_parallel_begin(ompt_data *task, const void *frame, ompt_data *par
 	parallel->value = id && barrier ? pack(id, barrier) : 0;
 }
 
-/* What a thread has open of its implicit task: the task's region and, once
- * the implicit barrier began, the barrier's (a runtime may end the task
- * before the barrier: both close then, innermost first). */
-static __thread uint32_t task_open, barrier_open;
+/* The implicit tasks a thread has open, innermost last: a region's body
+ * may start another parallel region (serialized when nested parallelism
+ * is off: a team of one, on the same thread), whose task begins and ends
+ * inside the enclosing one. Entry 0 is the thread outside any task. Tasks
+ * nested deeper than TASK_DEPTH are not recorded (counted, said at the
+ * end), their enclosing ones still are. */
+#define TASK_DEPTH 16
 
-static void close_task(struct thread_state *t)
+struct open_task {
+	uint32_t region, barrier;	/* the parallel region's, its implicit barrier's */
+	const void *site;		/* where the thread started it, or NULL */
+	uint32_t waiting;		/* the barrier open now (its own or a workshare's) */
+	int joined;			/* its own implicit barrier began */
+};
+
+static __thread struct open_task tasks[TASK_DEPTH + 1];
+static __thread int ntasks, too_deep;	/* tasks[1..ntasks] open; beyond them */
+static uint64_t tasks_lost;		/* tasks not recorded, all threads */
+
+/* Ends the innermost task, its open barrier first (a runtime may end the
+ * task before the barrier). A team of one has no barrier in libomp 14:
+ * its barrier is an empty one here, so that every region has its implicit
+ * barrier, as with libgomp (whose threads always meet there). */
+static void pop_task(struct thread_state *t)
 {
-	openmp_end(t, barrier_open);
-	openmp_end(t, task_open);
-	barrier_open = task_open = 0;
+	struct open_task *k = &tasks[ntasks];
+
+	openmp_end(t, k->waiting);
+	if (!k->joined) {
+		openmp_begin(t, k->barrier, OPENMP_SITE(t, 0));
+		openmp_end(t, k->barrier);
+	}
+	openmp_end(t, k->region);
+	*k = (struct open_task){ 0 };
+	ntasks--;
 }
 
 void ompt_thread_finish(struct thread_state *t)
 {
-	if (task_open)
-		close_task(t);
+	while (ntasks > 0)
+		pop_task(t);
 }
 
 static void on_implicit_task(int endpoint, ompt_data *parallel, ompt_data *task,
 			     unsigned nthreads, unsigned index, int flags)
 {
 	struct thread_state *t = openmp_thread();
+	const void *site = index == 0 ? begun_site : NULL;
 
-	(void)task, (void)nthreads, (void)index;
+	(void)task, (void)nthreads;
 	if (!t || (flags & TASK_INITIAL))
 		return;
-	if (endpoint == SCOPE_BEGIN && parallel && (uint32_t)parallel->value) {
-		close_task(t);	/* a task left open (nested teams reuse threads) */
+	if (endpoint == SCOPE_BEGIN) {
+		/* a task already at its own barrier is over (libomp reports a
+		 * worker's task end when it is woken next, and a thread of a
+		 * nested team may be taken into another team first) */
+		while (ntasks > 0 && tasks[ntasks].joined)
+			pop_task(t);
+		begun_site = NULL;
+		if (too_deep || ntasks == TASK_DEPTH || !parallel || !(uint32_t)parallel->value) {
+			too_deep++;	/* (a region not recorded: its task ends as one) */
+			if (ntasks == TASK_DEPTH)
+				__atomic_add_fetch(&tasks_lost, 1, __ATOMIC_RELAXED);
+			return;
+		}
 		openmp_name_thread(t);
-		task_open = (uint32_t)parallel->value;
-		openmp_begin(t, task_open, OPENMP_SITE(t, 0));
+		tasks[++ntasks] = (struct open_task){ (uint32_t)parallel->value,
+						      (uint32_t)(parallel->value >> 32), site, 0, 0 };
+		openmp_begin(t, tasks[ntasks].region, OPENMP_SITE(t, 0));
 	} else if (endpoint == SCOPE_END) {
-		close_task(t);
+		if (too_deep)
+			too_deep--;
+		else if (ntasks > 0)
+			pop_task(t);
+	}
+}
+
+/* The work construct this thread ended last: the implicit barrier after
+ * it is named after it, as libgomp's are (GOMP_loop_end, GOMP_sections_end;
+ * a single ends with GOMP_barrier: "omp barrier"). */
+static __thread int work_ended;
+static uint32_t workshare_ids[WORK_KINDS];
+static const char *const workshare_names[WORK_KINDS] = {
+	[WORK_LOOP] = "omp loop barrier", [WORK_SECTIONS] = "omp sections barrier",
+};
+
+static uint32_t workshare_barrier(void)
+{
+	int kind = work_ended;
+
+	work_ended = 0;
+	if (!workshare_names[kind])	/* single, and what libgomp does not name */
+		return openmp_fixed_id(&sync_ids[SYNC_BARRIER_EXPLICIT], "omp barrier");
+	return openmp_fixed_id(&workshare_ids[kind], workshare_names[kind]);
+}
+
+/* Whether an implicit barrier (kind given) is the innermost task's own,
+ * at the end of its parallel region, rather than one that ends a work
+ * construct. OpenMP 5.1 runtimes say which; older ones (libomp 14) say
+ * "implicit" for both, and then the parallel region's barrier is the one
+ * reported from where the region was started (the thread that started
+ * it) or from nowhere (the others): a workshare barrier is reported from
+ * its call in the region's body. */
+static int parallel_barrier(int kind, const void *site)
+{
+	if (kind != SYNC_BARRIER_IMPLICIT)
+		return kind == SYNC_BARRIER_IMPLICIT_PARALLEL;
+	return !site || (ntasks > 0 && site == tasks[ntasks].site);
+}
+
+static void on_implicit_barrier(struct thread_state *t, int kind, int endpoint, const void *site)
+{
+	struct open_task *k = &tasks[ntasks];
+
+	if (too_deep)
+		return;
+	if (endpoint == SCOPE_BEGIN) {
+		openmp_end(t, k->waiting);	/* (one left open: never two at once) */
+		if (parallel_barrier(kind, site)) {
+			k->joined = 1;
+			k->waiting = k->barrier;
+		} else {
+			k->waiting = workshare_barrier();
+		}
+		openmp_begin(t, k->waiting, OPENMP_SITE(t, site));
+	} else if (endpoint == SCOPE_END) {
+		openmp_end(t, k->waiting);
+		k->waiting = 0;
 	}
 }
 
@@ -143,17 +248,12 @@ static void on_sync_region(int kind, int endpoint, ompt_data *parallel, ompt_dat
 	struct thread_state *t = openmp_thread();
 	uint32_t id;
 
-	(void)task;
+	(void)task, (void)parallel;
 	if (!t || kind <= 0 || kind >= SYNC_KINDS)
 		return;
-	if (kind == SYNC_BARRIER_IMPLICIT || kind == SYNC_BARRIER_IMPLICIT_PARALLEL) {
-		if (endpoint == SCOPE_BEGIN && task_open && parallel) {
-			barrier_open = (uint32_t)(parallel->value >> 32);
-			openmp_begin(t, barrier_open, OPENMP_SITE(t, site));
-		} else if (endpoint == SCOPE_END) {
-			openmp_end(t, barrier_open);
-			barrier_open = 0;
-		}
+	if (kind == SYNC_BARRIER_IMPLICIT || kind == SYNC_BARRIER_IMPLICIT_PARALLEL ||
+	    kind == SYNC_BARRIER_IMPLICIT_WORKSHARE) {
+		on_implicit_barrier(t, kind, endpoint, site);
 		return;
 	}
 	if (!sync_names[kind] || !(id = openmp_fixed_id(&sync_ids[kind], sync_names[kind])))
@@ -171,6 +271,8 @@ static void on_work(int kind, int endpoint, ompt_data *parallel, ompt_data *task
 	uint32_t id;
 
 	(void)parallel, (void)task, (void)count;
+	if (endpoint == SCOPE_END && kind > 0 && kind < WORK_KINDS)
+		work_ended = kind;
 	if (!t || kind <= 0 || kind >= WORK_KINDS || !work_names[kind] ||
 	    !(id = openmp_fixed_id(&work_ids[kind], work_names[kind])))
 		return;
@@ -304,7 +406,12 @@ static int is_libomp(struct dl_phdr_info *info, size_t size, void *arg)
 void ompt_check_started(void)
 {
 	const char *why = getenv("OMP_TOOL");
+	uint64_t lost = __atomic_load_n(&tasks_lost, __ATOMIC_RELAXED);
 
+	if (lost)
+		log_error("OpenMP: %llu parallel regions nested deeper than %d in their thread "
+			  "were not recorded (the regions around them were)",
+			  (unsigned long long)lost, TASK_DEPTH);
 	if (__atomic_load_n(&started, __ATOMIC_ACQUIRE) || !openmp_enabled() ||
 	    !dl_iterate_phdr(is_libomp, NULL))
 		return;

@@ -10,12 +10,14 @@
 #include "lifecycle/threads.h"
 
 /* Process end: one line when libomp is loaded but did not start the
- * shim's OMPT tool (OMP_TOOL=disabled, or a runtime without OMPT). */
+ * shim's OMPT tool (OMP_TOOL=disabled, or a runtime without OMPT), one
+ * when parallel regions were nested too deep to be recorded. */
 void ompt_check_started(void);
 
-/* A thread ends: its OMPT implicit task, if open, ends now (libomp reports
- * a worker's implicit barrier and task ends only when it is woken for the
- * next parallel region: a worker's last one never). */
+/* A thread ends: its OMPT implicit tasks still open end now, innermost
+ * first (libomp reports a worker's implicit barrier and task ends only
+ * when it is woken for the next parallel region: a worker's last one
+ * never). */
 void ompt_thread_finish(struct thread_state *t);
 
 /* --- shared by openmp.c and ompt.c ----------------------------------- */

@@ -16,9 +16,20 @@
 #   sections and their waits nest in them); libgomp only in a library
 #   loaded with RTLD_LOCAL; PMCSHIM_OPENMP=0, an unknown
 #   PMCSHIM_OPENMP value (one line, the default), OMP_TOOL=disabled (one
-#   line, the program as without the shim).
+#   line, the program as without the shim); nested regions, both builds:
+#   an outer region of 2 threads run 10 times calls a function with its
+#   own (serialized) parallel region, a loop, sections and a single: per
+#   thread 10 calls of each region and of its implicit barrier, the
+#   workshare barriers under their libgomp names ("omp loop barrier",
+#   "omp sections barrier", "omp barrier" after a single), the same for
+#   both runtimes; in the tree the outer region is the only root, the
+#   inner one and the workshare barriers directly under it, the inner
+#   barrier under the inner region, the outer inclusive time at least the
+#   inner's; a region nested in itself 20 times (libgomp: all 20; libomp:
+#   16, and one line for the 4 below).
 # With the ASan+UBSan shim where it is built: the functions and libgomp runs
-# again; with the TSan shim, the 4 threads' functions.
+# again, and the nested libomp one; with the TSan shim, the 4 threads'
+# functions.
 B=${B:-build}
 . tests/lib.sh
 suite_begin sources
@@ -308,6 +319,123 @@ else
 	done
 fi
 
+# --- OpenMP, nested regions ------------------------------------------------------
+
+# ompnest: an outer parallel region of 2 threads, run 10 times, whose body
+# calls a function with its own parallel region (serialized: a team of
+# one in each thread), a dynamic loop, sections and a single.
+
+# nest_shape NAME OUTER INNER: per thread of $tmp/NAME.csv (--threads),
+# "outer=CALLS,outer-barrier=CALLS,inner=...,loop-barrier=...,": the
+# parallel regions (OUTER, INNER: regexes of their names), their implicit
+# barriers, the workshare barriers and any other region but the work
+# constructs that only OMPT reports; then "Nx" and the words of each
+# shape N threads have. The same words for both runtimes.
+nest_shape() {
+	awk -F, -v o="$2" -v i="$3" 'NR == 1 { for (k = 1; k <= NF; k++) h[$k] = k; next }
+		function is(re, r) { return r ~ re || ("omp parallel " r) ~ re }
+		{ r = $h["region"]; w = r; b = r; sub(/^omp implicit barrier /, "", b) }
+		b != r && is(o, b) { w = "outer-barrier" }
+		b != r && is(i, b) { w = "inner-barrier" }
+		b == r && r ~ o { w = "outer" }
+		b == r && r ~ i { w = "inner" }
+		r == "omp loop barrier" { w = "loop-barrier" }
+		r == "omp sections barrier" { w = "sections-barrier" }
+		r == "omp barrier" { w = "barrier" }
+		r == "omp loop" || r == "omp sections" || r == "omp single" { next }
+		{ gsub(/ /, "_", w); print $h["tid"] "\t" w "=" $h["calls"] }' "$tmp/$1.csv" |
+	sort | awk -F'\t' '{ s[$1] = s[$1] $2 "," } END { for (t in s) print s[t] }' |
+	sort | uniq -c | awk '{ printf "%dx%s ", $1, $2 }'
+}
+
+# nest_tree NAME OUTER INNER: the stacks of $tmp/NAME (--format folded)
+# that are not as nested as the program: a root that is not OUTER, INNER
+# not directly under it, INNER's implicit barrier not directly under
+# INNER, a workshare barrier not directly under OUTER; or a line saying
+# INNER is under OUTER nowhere; nothing when all is well
+nest_tree() {
+	"$R" --raw --format folded --threads --source openmp "$tmp/$1"/*.pmc |
+	awk -v o="$2" -v i="$3" '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";") }
+		f[2] !~ o { print; next }
+		n >= 3 && f[3] ~ i { seen = 1 }
+		{ for (k = 3; k <= n; k++) {
+			if ((f[k] ~ i && k != 3) || (f[k] ~ /^omp implicit barrier / &&
+			     k > 3 && ("omp parallel " substr(f[k], 22)) !~ i && substr(f[k], 22) !~ i) ||
+			    (f[k] ~ /^omp (loop |sections )?barrier$/ && k != 3)) { print; next } } }
+		END { if (!seen) print "the inner region is under the outer one nowhere" }'
+}
+
+# nest_times NAME OUTER INNER: the threads of $tmp/NAME.csv where OUTER's
+# inclusive wall time is below INNER's (it holds it), or nothing
+nest_times() {
+	awk -F, -v o="$2" -v i="$3" 'NR == 1 { for (k = 1; k <= NF; k++) h[$k] = k; next }
+		$h["region"] ~ o { out[$h["tid"]] += $h["wall_incl_ns"] }
+		$h["region"] ~ i { in_[$h["tid"]] += $h["wall_incl_ns"] }
+		END { for (t in in_) if (out[t] < in_[t] || in_[t] == 0)
+			print t ": outer " out[t] " ns, inner " in_[t] " ns" }' "$tmp/$1.csv"
+}
+
+nest_want="2xbarrier=10,inner-barrier=10,inner=10,loop-barrier=10,outer-barrier=10,outer=10,sections-barrier=10, "
+
+# ompnest LABEL PROGRAM OUTER INNER: the checks for one build; OUTER and
+# INNER match the names of the two regions and nothing else
+ompnest() {
+	label=$1 prog=$2 outer=$3 inner=$4
+	shim "$label" "$prog"
+	csv "$label" --threads --source openmp
+	got=$(nest_shape "$label" "$outer" "$inner")
+	eval "${label}_shape=\$got"
+	if [ $rc = 0 ] && [ "$(cat "$tmp/$label.out")" = "nested 4995000 sections 20 singles 10" ] &&
+	   [ ! -s "$tmp/$label.err" ] && [ "$got" = "$nest_want" ]; then
+		result "${label}_calls_and_barriers" ok
+	else
+		result "${label}_calls_and_barriers" fail "exit $rc; per thread: $got" "want: $nest_want" \
+			"$(head -3 "$tmp/$label.err")"
+	fi
+	bad="$(nest_tree "$label" "$outer" "$inner")$(nest_times "$label" "$outer" "$inner")$(sums "$label" "$outer")"
+	[ -z "$bad" ] && [ -s "$tmp/$label.csv" ] && result "${label}_inner_under_outer" ok ||
+		result "${label}_inner_under_outer" fail "$bad"
+}
+
+# deep LABEL PROGRAM CALLS ERR: "PROGRAM deep" (a region nested in itself
+# 20 times, each a team of one): CALLS of the parallel regions and of
+# their implicit barriers in all, stderr ERR lines
+deep() {
+	shim "$1" "$2" deep
+	csv "$1" --source openmp
+	got=$(awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) h[$k] = k; next }
+		{ c[$h["region"] ~ /^omp implicit barrier / ? "barriers" : "regions"] += $h["calls"] }
+		END { print "regions=" c["regions"] ",barriers=" c["barriers"] }' "$tmp/$1.csv")
+	"$R" "$tmp/$1"/*.pmc >"$tmp/$1.table" 2>&1
+	if [ $rc = 0 ] && [ "$(cat "$tmp/$1.out")" = "levels 20" ] && [ "$got" = "regions=$3,barriers=$3" ] &&
+	   [ "$(wc -l <"$tmp/$1.err")" = "$4" ] && ! grep -q 'marker errors' "$tmp/$1.table"; then
+		result "$1" ok
+	else
+		result "$1" fail "exit $rc; $got (want $3 each); $(wc -l <"$tmp/$1.err") lines on stderr" \
+			"$(head -3 "$tmp/$1.err")" "$(grep -A3 'marker errors' "$tmp/$1.table")"
+	fi
+}
+
+ompnest omp_nest_gcc "$S/ompnest-gcc" '^main\._omp_fn\.0$' '^inner\._omp_fn\.0$'
+deep omp_nest_gcc_deep "$S/ompnest-gcc" 20 0
+
+if [ -x "$S/ompnest-clang" ]; then
+	# (libomp: a region is named after where it was started)
+	ompnest omp_nest_clang "$S/ompnest-clang" '^omp parallel main\+0x' '^omp parallel inner\+0x'
+	[ "$omp_nest_gcc_shape" = "$omp_nest_clang_shape" ] && result omp_nest_runtimes_agree ok ||
+		result omp_nest_runtimes_agree fail "gcc: $omp_nest_gcc_shape" "clang: $omp_nest_clang_shape"
+	# 16 levels recorded, the 4 below them said in one line
+	deep omp_nest_clang_deep "$S/ompnest-clang" 16 1
+	grep -q 'OpenMP: 4 parallel regions nested deeper than 16 in their thread were not recorded' \
+		"$tmp/omp_nest_clang_deep.err" && result omp_nest_clang_deep_said ok ||
+		result omp_nest_clang_deep_said fail "$(cat "$tmp/omp_nest_clang_deep.err")"
+else
+	for t in omp_nest_clang_calls_and_barriers omp_nest_clang_inner_under_outer \
+		 omp_nest_runtimes_agree omp_nest_clang_deep omp_nest_clang_deep_said; do
+		result $t "skip:no clang -fopenmp with libomp (test dependencies clang, libomp-dev)"
+	done
+fi
+
 # --- the same under the sanitizers ---------------------------------------------
 
 if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
@@ -341,9 +469,21 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	got=$(per_thread asan_omp '^solve\._omp_fn\.0$' | tr -d ' ')
 	[ $rc = 0 ] && [ "$(printf '%s' "$got" | grep -o ':100,' | wc -l)" = 4 ] &&
 		result asan_omp_gcc ok || result asan_omp_gcc fail "exit $rc; $got" "$(head -5 "$tmp/asan_omp.err")"
+	# libomp's callbacks into the nesting of ompt.c (its stack of tasks)
+	if [ -x "$S/ompnest-clang" ]; then
+		PMCSHIM_STACK_METHOD=fp PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" \
+			shim asan_omp_nest "$S/ompnest-clang"
+		csv asan_omp_nest --threads --source openmp
+		got=$(nest_shape asan_omp_nest '^omp parallel main\+0x' '^omp parallel inner\+0x')
+		[ $rc = 0 ] && [ "$got" = "$nest_want" ] && result asan_omp_nest_clang ok ||
+			result asan_omp_nest_clang fail "exit $rc; $got" "$(head -5 "$tmp/asan_omp_nest.err")"
+	else
+		result asan_omp_nest_clang "skip:no clang -fopenmp with libomp (test dependencies clang, libomp-dev)"
+	fi
 else
 	result asan_functions "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_gcc "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+	result asan_omp_nest_clang "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 fi
 
 suite_end

@@ -1,5 +1,5 @@
 # Regions with no source change (tests/sources/run.sh): a program built
-# with -finstrument-functions, an OpenMP program built with gcc -fopenmp
+# with -finstrument-functions, OpenMP programs built with gcc -fopenmp
 # (libgomp) and with clang -fopenmp (libomp, OMPT), checked through
 # pmcshim-report's CSV. The clang build needs clang and libomp-dev (test
 # dependencies); without them its tests are skipped, and say so.
@@ -21,6 +21,10 @@ $(B)/tests/sources/omp-gcc: tests/sources/omp.c | $(B)/tests/sources
 # 40,000 functions through the compiler's hooks, called by hand.
 $(B)/tests/sources/manyfuncs: tests/sources/manyfuncs.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $<
+
+# Parallel regions nested in each other (tests/sources/ompnest.c).
+$(B)/tests/sources/ompnest-gcc: tests/sources/ompnest.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
 # Cancelled parallel regions (run with OMP_CANCELLATION=true).
 $(B)/tests/sources/omp-cancel: tests/sources/ompcancel.c | $(B)/tests/sources
@@ -48,11 +52,15 @@ HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel $(B)/tests/sources/manyfuncs \
+$(B)/tests/sources/ompnest-clang: tests/sources/ompnest.c | $(B)/tests/sources
+	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+	$(B)/tests/sources/manyfuncs $(B)/tests/sources/ompnest-gcc \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
 	$(B)/tests/sources/reload $(B)/tests/sources/libreload-alpha.so \
 	$(B)/tests/sources/libreload-beta.so \
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
-	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang)
+	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang $(B)/tests/sources/ompnest-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh
