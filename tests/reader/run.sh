@@ -685,6 +685,7 @@ elif [ -x "$APP" ]; then
 fi
 
 . "$T/tree.sh"
+. "$T/robust.sh"
 
 echo "reader: $passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

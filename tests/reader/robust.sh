@@ -1,0 +1,19 @@
+# Nothing hangs, nothing dies, nothing goes dark (issue 26; sourced by
+# run.sh): memory in proportion to the files, a named pipe refused before
+# it is opened, CSV cells a spreadsheet would run as formulas made text,
+# and a broken region tree shown as far as it holds.
+
+# ---- memory in proportion to the data ----------------------------------------
+# 1,000 rank files of about 80 KiB (an MPI job's) in 300 MB of address space:
+# a copy per file rounded up to a 2 MiB huge page took 2 GB.
+B=$B sh "$T/gen_ranks.sh" "$tmp/ranks1000" 1000 --rows 320 --threads 4 --regions 25 --stacks 5 ||
+	fail "gen_ranks.sh 1000"
+for args in "" "--format csv"; do
+	# shellcheck disable=SC2086
+	(ulimit -v 300000 && "$R" $args "$tmp/ranks1000"/*.pmc) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/out" ]; then ok "memory-1000-files: ${args:-table}"
+	else fail "memory-1000-files: ${args:-table}" "exit $rc under ulimit -v 300000" "$(head -3 "$tmp/err")"; fi
+done
+rm -rf "$tmp/ranks1000"
+
