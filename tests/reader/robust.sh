@@ -17,3 +17,13 @@ for args in "" "--format csv"; do
 done
 rm -rf "$tmp/ranks1000"
 
+# ---- a named pipe: refused before it is opened (opening it waits for a writer)
+mkfifo "$IN/pipe.pmc"
+(cd "$IN" && timeout 10 "$R" pipe.pmc) >"$tmp/out" 2>"$tmp/err"
+expect fifo-refused "$? $(cat "$tmp/err")" \
+	"2 pmcshim-report: pipe.pmc: not a regular file (a named pipe)"
+# among other files, too: the first bad one is named, nothing printed
+(cd "$IN" && timeout 10 "$R" "$S" pipe.pmc) >"$tmp/out" 2>"$tmp/err"
+expect fifo-among-files "$? $(wc -c <"$tmp/out") $(grep -c 'pipe.pmc: not a regular file' "$tmp/err")" "2 0 1"
+rm -f "$IN/pipe.pmc"
+
