@@ -27,3 +27,18 @@ expect fifo-refused "$? $(cat "$tmp/err")" \
 expect fifo-among-files "$? $(wc -c <"$tmp/out") $(grep -c 'pipe.pmc: not a regular file' "$tmp/err")" "2 0 1"
 rm -f "$IN/pipe.pmc"
 
+# ---- CSV: text a spreadsheet would run as a formula -----------------------------
+# A region name starting with = + - @ or a tab is quoted and led by a '
+# (OWASP); numbers, negative ones too, stay numbers.
+for name in '=HYPERLINK("x")' '+1+1' '-2+3' '@SUM(A1)' "$(printf '\tx')"; do
+	gen formula.pmc --first-name "$name"
+	want=$(printf '%s' "$name" | sed 's/"/""/g')
+	(cd "$IN" && "$R" --format csv formula.pmc) >"$tmp/out"
+	expect "csv-formula-neutralised: $name" "$(grep -c "^\"'$want\",172," "$tmp/out")" 1
+done
+(cd "$IN" && "$R" diff --format csv after.pmc before.pmc) >"$tmp/out"
+expect csv-negative-stays-number "$(field "$tmp/out" setup calls_change)" -298
+# (the table is not a spreadsheet's: names there as they are)
+gen formula.pmc --first-name '=HYPERLINK("x")'
+expect table-keeps-name "$(cd "$IN" && "$R" formula.pmc | grep -c '^=HYPERLINK("x")  ')" 1
+
