@@ -52,7 +52,8 @@
  *                    unknown-name, unknown-stack, nvalues, thread-mask,
  *                    name-unterminated, stack-frames, event-index,
  *                    parent-cycle (with --tree: the first site's parent
- *                    is its own child),
+ *                    is its own child), parent-dangling (with --tree:
+ *                    the last site's parent is an offset no site has),
  *                    tail-beyond (tail past the end: a file that never
  *                    grew, which a reader must accept)
  */
@@ -513,6 +514,8 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "stack-frames")) ((struct rf_stack *)AT(g, g->first_stack))->nframes = 999;
 	else if (!strcmp(what, "parent-cycle") && g->tree && g->rows > g->threads)
 		s->parent = g->site_off[g->threads];
+	else if (!strcmp(what, "parent-dangling") && g->tree && g->rows > g->threads)
+		((struct rf_site *)AT(g, g->site_off[g->rows - 1]))->parent = RF_HEADER_SIZE;
 	else if (!strcmp(what, "event-index")) ((struct rf_event *)AT(g, g->first_event))->index = 6;
 	else die("unknown --corrupt ", what);
 }

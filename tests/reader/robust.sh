@@ -42,3 +42,37 @@ expect csv-negative-stays-number "$(field "$tmp/out" setup calls_change)" -298
 gen formula.pmc --first-name '=HYPERLINK("x")'
 expect table-keeps-name "$(cd "$IN" && "$R" formula.pmc | grep -c '^=HYPERLINK("x")  ')" 1
 
+# ---- a broken region tree: what holds is shown, with one warning ------------------
+# A site whose parent is its own child (parent-cycle) or no site at all
+# (parent-dangling) becomes outermost; every view works, exit 0.
+for c in parent-cycle parent-dangling; do
+	gen "$c.pmc" --rows 24 --threads 2 --tree 2 --corrupt "$c"
+	for args in "--tree" "" "--tree --threads" "--format csv" "--format json" \
+		    "--format folded" "--format speedscope" "--format html"; do
+		# shellcheck disable=SC2086
+		(cd "$IN" && "$R" $args "$c.pmc") >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ $rc = 0 ] && [ -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+		   grep -q "^pmcshim-report: $c.pmc: warning: 1 site with a broken parent (.*), shown as outermost: the tree is partial\$" "$tmp/err"
+		then ok "broken-tree: $c ${args:-table}"
+		else fail "broken-tree: $c ${args:-table}" "exit $rc" "$(head -3 "$tmp/err")"; fi
+	done
+done
+# the regions are all there: the same rows as the intact tree's (tree.sh)
+(cd "$IN" && "$R" --format csv tree.pmc) >"$tmp/whole.csv"
+for c in parent-cycle parent-dangling; do
+	(cd "$IN" && "$R" --format csv $c.pmc) >"$tmp/out" 2>/dev/null
+	expect "broken-tree-all-rows: $c" "$(cut -d, -f1,2 "$tmp/out" | sort | tr '\n' ' ')" \
+		"$(cut -d, -f1,2 "$tmp/whole.csv" | sort | tr '\n' ' ')"
+done
+# the cyclic site is thread 0's first, outermost anyway: the whole tree;
+# the dangling one (thread 1's last, io: 33 calls) one more outermost
+# region, in thread 1's tree and in the merged one
+(cd "$IN" && "$R" --tree --threads tree.pmc) >"$tmp/whole.tree"
+(cd "$IN" && "$R" --tree --threads parent-cycle.pmc) >"$tmp/out" 2>/dev/null
+if cmp -s "$tmp/whole.tree" "$tmp/out"; then ok broken-tree-cycle-shown-whole
+else fail broken-tree-cycle-shown-whole "$(diff "$tmp/whole.tree" "$tmp/out" | head -10)"; fi
+outermost() { grep -c '^[a-z]*  *[0-9]' "$1"; }
+(cd "$IN" && "$R" --tree --threads parent-dangling.pmc) >"$tmp/out" 2>/dev/null
+expect broken-tree-dangling-outermost "$(outermost "$tmp/out") $(grep -c '^io  *33 ' "$tmp/out")" \
+	"$(($(outermost "$tmp/whole.tree") + 2)) 2"
