@@ -64,19 +64,40 @@ int rf_open_mem(const void *buf, size_t len, struct rf_file *f, char *why, size_
 	return check_header(f, why, whylen);
 }
 
+/* Why a file that is not a regular one cannot be a report, by its kind. */
+static const char *not_regular(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "is a directory";
+	if (S_ISFIFO(mode))
+		return "not a regular file (a named pipe)";
+	if (S_ISSOCK(mode))
+		return "not a regular file (a socket)";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "not a regular file (a device)";
+	return "not a regular file";
+}
+
 int rf_map(const char *path, const void **base, size_t *len, int *fdp, char *why,
 	   size_t whylen)
 {
 	struct stat st;
 	void *p;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
+	/* Looked at before it is opened: opening a named pipe for reading
+	 * waits for a writer, which may never come. */
+	if (stat(path, &st) != 0)
+		return fail(why, whylen, "%s", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(why, whylen, "%s", not_regular(st.st_mode));
+	/* (non-blocking all the same: the path may name a pipe by now) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail(why, whylen, "%s", strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(why, whylen, "%s", S_ISDIR(st.st_mode) ? "is a directory"
-								    : "not a regular file");
+		return fail(why, whylen, "%s", not_regular(st.st_mode));
 	}
 	if (st.st_size == 0) {
 		close(fd);

@@ -1,9 +1,9 @@
 #!/bin/sh
-# make bench-ranks: an MPI job of 1024 ranks (NRANKS), one report file per
-# rank as gen_report writes them (4 threads, 400 rows over 25 regions and
-# 5 stacks each), merged by the reader: the default table (with the ranks'
-# section), --format csv and --format json-table, each timed with its peak
-# RSS (/usr/bin/time), best of 3.
+# make bench-ranks: an MPI job of 1024 ranks (NRANKS; make bench-ranks-10k:
+# 10,000), one report file per rank as gen_report writes them (4 threads,
+# 400 rows over 25 regions and 5 stacks each), merged by the reader: the
+# default table (with the ranks' section), --format csv and --format
+# json-table, each timed with its peak RSS (/usr/bin/time), best of 3.
 B=${B:-build}
 R=$B/pmcshim-report
 n=${NRANKS:-1024}

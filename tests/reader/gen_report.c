@@ -35,6 +35,8 @@
  *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
+ *   --first-name TEXT  the first region's name is TEXT (a name a
+ *                    spreadsheet would take for a formula, ...)
  *   --tree F         the header has RF_TREE and sites name parents: in
  *                    each thread, its k-th site is a child of its
  *                    ((k - 1) / F)-th (a tree of fan-out F), the first
@@ -50,7 +52,8 @@
  *                    unknown-name, unknown-stack, nvalues, thread-mask,
  *                    name-unterminated, stack-frames, event-index,
  *                    parent-cycle (with --tree: the first site's parent
- *                    is its own child),
+ *                    is its own child), parent-dangling (with --tree:
+ *                    the last site's parent is an offset no site has),
  *                    tail-beyond (tail past the end: a file that never
  *                    grew, which a reader must accept)
  */
@@ -89,6 +92,7 @@ struct gen {
 	unsigned tree;			/* fan-out of the sites' tree, 0: no tree */
 	uint32_t *site_off;		/* with tree: each row's offset */
 	const char *corrupt;
+	const char *name0;		/* the first region's, NULL: as ever */
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t start_mono;
@@ -276,8 +280,11 @@ static void names(struct gen *g)
 						   "\xe2\x82\xac", "t\tab" };
 
 		snprintf(b, sizeof(b), "region_%03u", i + g->first_region);
-		name(g, i + 1, g->odd_names && i < 5 ? odd[i] :
-		     g->regions + g->first_region <= 5 ? region_names[i + g->first_region] : b);
+		if (i == 0 && g->name0)
+			name(g, i + 1, g->name0);
+		else
+			name(g, i + 1, g->odd_names && i < 5 ? odd[i] :
+			     g->regions + g->first_region <= 5 ? region_names[i + g->first_region] : b);
 	}
 }
 
@@ -507,6 +514,8 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "stack-frames")) ((struct rf_stack *)AT(g, g->first_stack))->nframes = 999;
 	else if (!strcmp(what, "parent-cycle") && g->tree && g->rows > g->threads)
 		s->parent = g->site_off[g->threads];
+	else if (!strcmp(what, "parent-dangling") && g->tree && g->rows > g->threads)
+		((struct rf_site *)AT(g, g->site_off[g->rows - 1]))->parent = RF_HEADER_SIZE;
 	else if (!strcmp(what, "event-index")) ((struct rf_event *)AT(g, g->first_event))->index = 6;
 	else die("unknown --corrupt ", what);
 }
@@ -755,6 +764,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--truncate")) g.truncate = (long)num(a, v), i++;
 		else if (!strcmp(a, "--state") && v) g.state = v, i++;
 		else if (!strcmp(a, "--corrupt") && v) g.corrupt = v, i++;
+		else if (!strcmp(a, "--first-name") && v) g.name0 = v, i++;
 		else if (!strcmp(a, "--partial")) g.partial = 1;
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;

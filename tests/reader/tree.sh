@@ -1,5 +1,5 @@
 # The region tree (sourced by run.sh): a generated tree in every output,
-# an older file without one, a cyclic parent, and the tree of a program
+# an older file without one, and the tree of a program
 # run under the shim.
 
 # ---- a generated tree ------------------------------------------------------

@@ -292,6 +292,17 @@ static void say_bad(const char *path, char *why)
 }
 
 /* Loads every file, or none: the first bad one is reported. */
+/* Said once per file, on stderr so that every format (the table, CSV,
+ * folded, speedscope) keeps its output as it was. */
+static void warn_broken_tree(const struct report *r)
+{
+	if (r->nbroken_parents)
+		fprintf(stderr, PROG ": %s: warning: %zu site%s with a broken parent (not an "
+			"earlier site of %s thread: a damaged region tree), shown as outermost: "
+			"the tree is partial\n", r->path, r->nbroken_parents,
+			r->nbroken_parents == 1 ? "" : "s", r->nbroken_parents == 1 ? "its" : "their");
+}
+
 static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 {
 	struct report **r = xcalloc(n, sizeof(*r));
@@ -314,6 +325,7 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 			fprintf(stderr, PROG ": %s: warning: %s%" PRIu64 " bytes of records missing\n",
 				path[i], r[i]->shrank ? "it shrank while being read: " : "cut short: ",
 				r[i]->missing);
+		warn_broken_tree(r[i]);
 	}
 	symbolizer_free(sz);
 	return r;

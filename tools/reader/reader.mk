@@ -4,6 +4,7 @@
 #   make fuzz            a longer fuzz run (FUZZ_SECONDS, default 300)
 #   make bench-reader    times the reader on a generated 1 000 000-row report file
 #   make bench-ranks     times the reader merging 1024 generated rank files
+#                        (NRANKS=N: that many; bench-ranks-10k: 10,000)
 
 # The file format is defined once, in preload/format/reportfile.[ch]: the reader
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
@@ -129,8 +130,14 @@ bench-reader: $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader
 
 bench: bench-reader
 
-# The reader on an MPI job's 1024 rank files (tests/reader/bench_ranks.sh).
+# The reader on an MPI job's 1024 rank files (tests/reader/bench_ranks.sh);
+# memory must grow with the files' bytes, not their number: 10,000 of them
+# (bench-ranks-10k) is a big job's, not a stress test's.
+NRANKS ?= 1024
 bench-ranks: $(B)/pmcshim-report $(B)/tests/reader/gen_report
-	@B=$(B) sh tests/reader/bench_ranks.sh
+	@B=$(B) NRANKS=$(NRANKS) sh tests/reader/bench_ranks.sh
 
-.PHONY: fuzz bench-reader bench-ranks
+bench-ranks-10k: $(B)/pmcshim-report $(B)/tests/reader/gen_report
+	@B=$(B) NRANKS=10000 sh tests/reader/bench_ranks.sh
+
+.PHONY: fuzz bench-reader bench-ranks bench-ranks-10k

@@ -73,13 +73,25 @@ void json_string(FILE *out, const char *str)
 	putc('"', out);
 }
 
+/* A cell a spreadsheet would take for a formula (a region named
+ * =HYPERLINK(...) runs when the CSV is opened): OWASP's list of first
+ * characters. Only text comes here; numbers are printed as they are. */
+static bool formula_like(const char *s)
+{
+	return *s && strchr("=+-@\t\r", *s);
+}
+
 void csv_field(FILE *out, const char *s)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
+	bool formula = formula_like(s);
+
+	if (!formula && !s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, out);
 		return;
 	}
 	putc('"', out);
+	if (formula)
+		putc('\'', out);	/* text to the spreadsheet, inside the quotes */
 	for (; *s; s++) {
 		if (*s == '"')
 			putc('"', out);

@@ -740,16 +740,17 @@ bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s)
 
 /* The row of a parent site: rows are in file order, and a parent is
  * written before its children, so it is one of the rows before `row`
- * (which also rules out a cycle). */
-static bool parent_row(struct ld *L, const struct rep_thread *t, size_t row)
+ * (which also rules out a cycle). A site whose parent is not (a damaged
+ * file: a cycle, or an offset that is no site) becomes outermost and is
+ * counted: the rest of the tree and every other view stay as they are. */
+static void parent_row(struct report *r, const struct rep_thread *t, size_t row)
 {
-	uint32_t want = rep_site(L->r, t, row)->parent;
+	uint32_t want = rep_site(r, t, row)->parent;
 	size_t lo = 0, hi = row;
 
-	if (!want) {
-		t->parent[row] = NO_PARENT;
-		return true;
-	}
+	t->parent[row] = NO_PARENT;
+	if (!want)
+		return;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -758,13 +759,10 @@ static bool parent_row(struct ld *L, const struct rep_thread *t, size_t row)
 		else
 			hi = mid;
 	}
-	if (lo < row && t->rows[lo] == want) {
+	if (lo < row && t->rows[lo] == want)
 		t->parent[row] = (uint32_t)lo;
-		return true;
-	}
-	return bad(L, "site at offset %" PRIu32 ": its parent (offset %" PRIu32 ") is not an "
-		   "earlier site of its thread (a cyclic or broken region tree)",
-		   t->rows[row], want);
+	else
+		r->nbroken_parents++;
 }
 
 /* Each bucket becomes its thread's rows. */
@@ -786,8 +784,10 @@ static bool load_sites(struct ld *L)
 		if (r->tree)
 			t->parent = xmalloc(t->nrows * sizeof(*t->parent));
 		for (size_t j = 0; j < t->nrows; j++) {
-			if (!site_ok(L, rep_site(r, t, j), t) || (r->tree && !parent_row(L, t, j)))
+			if (!site_ok(L, rep_site(r, t, j), t))
 				return false;
+			if (r->tree)
+				parent_row(r, t, j);
 			r->npartial += rep_site_partial(rep_site(r, t, j));
 			r->nbelow += rep_below_calibration(t, rep_site(r, t, j));
 		}

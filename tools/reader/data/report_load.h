@@ -113,6 +113,8 @@ struct report {
 	uint64_t cut_size, cut_lost;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
 	bool tree;			/* sites name their parents (RF_TREE): rep_thread.parent */
+	size_t nbroken_parents;		/* sites whose parent is no earlier site of
+					 * their thread: shown as outermost */
 	bool raw;			/* values as measured: calibration not taken out */
 	bool calibrated;		/* some thread has a calibration */
 	size_t nbelow;			/* rows with a value below the markers' own cost */

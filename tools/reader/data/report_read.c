@@ -76,15 +76,23 @@ static uint64_t unguard(void)
 	return guard_cut;
 }
 
+/* From this size on a copy goes in huge pages. Below it, a copy rounded up
+ * to a whole 2 MiB page (and faulted in whole) would cost far more than the
+ * file: a job's 10,000 rank files of 64 KiB each would take 20 GB. */
+#define COPY_HUGE_MIN (16u << 20)
+
 /* Memory for a copy of len bytes: in huge pages where the kernel gives
- * them (a 200 MB file in 4 KiB pages costs more in faults than its read). */
+ * them (a 200 MB file in 4 KiB pages costs more in faults than its read),
+ * for a small file as much as it holds (*mapped 0: malloc'ed). */
 static unsigned char *copy_pages(size_t len, size_t *mapped)
 {
 	size_t huge = 2u << 20, want = (len + huge - 1) / huge * huge + huge;
-	unsigned char *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				-1, 0);
+	unsigned char *p;
 	size_t head;
 
+	if (len < COPY_HUGE_MIN)
+		return *mapped = 0, xmalloc(len);
+	p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return *mapped = 0, xmalloc(len);
 	head = (huge - (uintptr_t)p % huge) % huge;
