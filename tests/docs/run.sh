@@ -79,4 +79,13 @@ set -- $(options tools/reader/pmcshim-report.c tools/reader/*/report_*.c)
 check options_in_pmcshim_report1 "$(tags $M/pmcshim-report.1)" \
 	"pmcshim-report(1) has no entry (.TP) for" "$@"
 [ $# -ge 12 ] || result reader_options_found "fail" "only $# options found: $*"
+# each man page holds each section once (two EXIT STATUS sections told two stories)
+for page in docs/man/*.1; do
+	twice=$(sed -n 's/^\.SH //p' "$page" | sort | uniq -d | tr '\n' ' ')
+	if [ -n "$twice" ]; then
+		result "sections_once_$(basename "$page")" fail "sections written twice: $twice"
+	else
+		result "sections_once_$(basename "$page")" ok
+	fi
+done
 suite_end

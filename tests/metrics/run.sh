@@ -181,6 +181,23 @@ else
 	result list_metrics fail "$(head -8 "$tmp/lm")"
 fi
 
+# the metrics of the CPU's maker only: topdown and L2_RQSTS are Intel's
+vendor=$(sed -n 's/^vendor_id[[:space:]]*: *//p' /proc/cpuinfo | head -1)
+case "$vendor" in
+GenuineIntel) mine=intel other=amd ;;
+AuthenticAMD|HygonGenuine) mine=amd other=intel ;;
+*) mine= other= ;;
+esac
+if [ -z "$mine" ]; then
+	result metrics_by_vendor "skip:CPU vendor '$vendor' is neither Intel nor AMD"
+elif grep -q "^# .*x86_64-$other.def$" "$tmp/lm" ||
+     { [ -f "metrics/x86_64-$mine.def" ] && ! grep -q "^# .*x86_64-$mine.def$" "$tmp/lm"; } ||
+     { [ $mine = amd ] && grep -q "topdown\|L2_RQSTS" "$tmp/lm"; }; then
+	result metrics_by_vendor fail "$vendor: $(grep '^#' "$tmp/lm")"
+else
+	result metrics_by_vendor ok
+fi
+
 # ---- repeated runs ------------------------------------------------------------------
 # three reports, the second with every value doubled (--id 1): calls of
 # parse 33, 66, 33: mean 44, standard deviation sqrt(363) = 43.30% of it

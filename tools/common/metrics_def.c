@@ -387,19 +387,52 @@ static bool metrics_dir(char *out, size_t len)
 	return false;
 }
 
+/* The CPU's maker, as the metrics files are named (x86_64-intel.def):
+ * events such as topdown-* or L2_RQSTS exist on one maker's cores only. */
+static const char *cpu_vendor(void)
+{
+	static const struct { const char *id, *name; } known[] = {
+		{ "GenuineIntel", "intel" }, { "AuthenticAMD", "amd" }, { "HygonGenuine", "amd" },
+	};
+	const char *name = NULL;
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f && !name && fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (!strncmp(line, "vendor_id", 9) && strstr(line, known[i].id))
+				name = known[i].name;
+	if (f)
+		fclose(f);
+	return name;
+}
+
+/* dir/NAME.def when there is one: 0; -1 when it does not parse. */
+static int parse_if_there(struct mdefs *d, const char *dir, const char *name, char *why,
+			  size_t len)
+{
+	char path[PATH_MAX + 64];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.def", dir, name) >= sizeof(path) ||
+	    access(path, F_OK) != 0)
+		return 0;
+	return parse_file(d, path, why, len);
+}
+
 int mdefs_load(struct mdefs *d, const char *extra, char *why, size_t len)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64];
+	char dir[PATH_MAX], arch[128];
+	const char *vendor = cpu_vendor();
 	struct utsname u;
 
 	memset(d, 0, sizeof(*d));
 	if (metrics_dir(dir, sizeof(dir))) {
-		snprintf(path, sizeof(path), "%s/generic.def", dir);
-		if (parse_file(d, path, why, len))
+		snprintf(arch, sizeof(arch), "%s", uname(&u) ? "unknown" : u.machine);
+		if (parse_if_there(d, dir, "generic", why, len) ||
+		    parse_if_there(d, dir, arch, why, len))
 			return -1;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s.def", dir,
-				     uname(&u) ? "unknown" : u.machine) < sizeof(path) &&
-		    access(path, F_OK) == 0 && parse_file(d, path, why, len))
+		if (vendor && strlen(arch) + strlen(vendor) + 2 <= sizeof(arch) &&
+		    parse_if_there(d, dir, strcat(strcat(arch, "-"), vendor), why, len))
 			return -1;
 	}
 	if (extra)

@@ -40,7 +40,8 @@ struct mdefs {
 	size_t nstr;
 };
 
-/* Reads generic.def and <machine>.def (uname) from the first metrics
+/* Reads generic.def, <machine>.def (uname) and <machine>-<maker>.def
+ * (the CPU's: intel or amd) where they exist, from the first metrics
  * directory found beside the program (the build tree: EXE/../metrics;
  * installed: EXE/../share/pmcshim/metrics), then extra (a file, or NULL).
  * 0, or -1 with why ("FILE:LINE: what is wrong"). */
