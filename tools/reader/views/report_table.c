@@ -548,6 +548,27 @@ static bool no_totals(const struct report *r, size_t e)
 	return collapse;
 }
 
+/* What a thread's state says of its totals, once a state shown (a word
+ * like "snapshot" means nothing to a reader without it). */
+static void print_state_notes(FILE *out, const struct report *r)
+{
+	static const struct { const char *state, *note; } says[] = {
+		{ "snapshot", "snapshot: the thread was still running when the process ended; "
+			      "its totals are as of that moment, taken by the thread that ended "
+			      "the process" },
+		{ "running", "running: the thread had not ended when this file was read; its "
+			     "totals are as of its last update (a live process, or one killed "
+			     "before it could store them)" },
+	};
+
+	for (size_t k = 0; k < sizeof(says) / sizeof(says[0]); k++)
+		for (size_t i = 0; i < r->nthreads; i++)
+			if (!strcmp(r->threads[i].state, says[k].state)) {
+				fprintf(out, "* %s\n", says[k].note);
+				break;
+			}
+}
+
 static void print_threads(FILE *out, const struct model *m, size_t f)
 {
 	const struct report *r = m->files[f];
@@ -584,6 +605,7 @@ static void print_threads(FILE *out, const struct model *m, size_t f)
 		metrics_thread_cells(&t, r, th, &mk.mux);
 	}
 	tbl_print(&t, out);
+	print_state_notes(out, r);
 	if (mk.mux && r->raw)
 		fprintf(out, "* multiplexed: the counter ran only part of the time; shown as "
 			"measured (--raw), short of the whole; without --raw, the scaled "
