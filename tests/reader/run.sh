@@ -367,6 +367,27 @@ golden diff-name-top3 diff --sort name --top 3 "$D0" "$D1"
 expect diff-only-before "$(field "$tmp/d.csv" solve status)" "before only"
 expect diff-only-after "$(field "$tmp/d.csv" render status)" "after only"
 
+# ---- run directories: wherever a file goes, a run's directory goes -----------
+# two runs of two processes each (copies: every sum doubles); a file that is
+# not a report (*.pmc) in a run directory is not read
+mkdir "$IN/runA" "$IN/runB" "$IN/empty"
+cp "$IN/$D0" "$IN/runA/a-1.pmc" && cp "$IN/$D0" "$IN/runA/a-2.pmc"
+cp "$IN/$D1" "$IN/runB/b-1.pmc" && cp "$IN/$D1" "$IN/runB/b-2.pmc"
+echo "not a report" >"$IN/runA/notes.txt"
+(cd "$IN" && "$R" runA) >"$tmp/dir.out" 2>&1
+(cd "$IN" && "$R" runA/a-1.pmc runA/a-2.pmc) >"$tmp/files.out" 2>&1
+if cmp -s "$tmp/dir.out" "$tmp/files.out"; then ok run-dir-table
+else fail run-dir-table "$(diff "$tmp/files.out" "$tmp/dir.out" | head -8)"; fi
+golden diff-runs diff runA runB
+(cd "$IN" && "$R" diff --format csv runA runB) >"$tmp/dd.csv"
+expect diff-runs-calls-before "$(field "$tmp/dd.csv" io calls_before)" \
+	"$(($(field "$tmp/d.csv" io calls_before) * 2))"
+expect diff-runs-calls-after "$(field "$tmp/dd.csv" io calls_after)" \
+	"$(($(field "$tmp/d.csv" io calls_after) * 2))"
+expect diff-runs-ratio "$(field "$tmp/dd.csv" io calls_ratio)" "$(field "$tmp/d.csv" io calls_ratio)"
+(cd "$IN" && "$R" diff runA/a-1.pmc runB) >"$tmp/mixed" 2>&1
+expect diff-file-and-run "$(grep -c '^# after : runB: 2 processes' "$tmp/mixed")" 1
+
 # ---- consistency -----------------------------------------------------------
 # Folded weights are the regions' exclusive weight, split by stack: they
 # add up to the CSV's column.
@@ -438,6 +459,9 @@ usage unknown-event --event nosuch "$S"
 usage bad-regex --region '(' "$S"
 usage unknown-format --format xml "$S"
 usage diff-one-file diff "$D0"
+usage run-dir-empty empty
+usage diff-run-empty diff runA empty
+usage watch-run-of-two --watch 1 runA
 usage diff-folded diff --format folded "$D0" "$D1"
 usage diff-speedscope diff --format speedscope "$D0" "$D1"
 usage diff-tree diff --tree "$D0" "$D1"

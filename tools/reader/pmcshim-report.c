@@ -24,6 +24,7 @@
 #include "common/badopt.h"
 #include "reader/data/report_load.h"
 #include "reader/data/report_model.h"
+#include "reader/data/report_runs.h"
 #include "reader/views/report_metrics.h"
 #include "reader/views/report_render.h"
 #include "reader/data/report_symbols.h"
@@ -371,10 +372,12 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	return 0;
 }
 
-static int diff(struct report **files, const struct opts *o)
+static int diff(struct report **files, const struct runs *in, char **args,
+		const struct opts *o)
 {
 	char why[512];
-	int rc = run_diff(stdout, files[0], files[1], o, why, sizeof(why));
+	const char *const name[2] = { args[0], args[1] };
+	int rc = run_diff(stdout, files, in->n, in->part, name, o, why, sizeof(why));
 
 	if (rc)
 		fprintf(stderr, PROG ": %s\n", why);
@@ -387,6 +390,8 @@ int main(int argc, char **argv)
 	struct opts o = { .symbolize = true };
 	bool is_diff = argc > 1 && !strcmp(argv[1], "diff");
 	struct report **files;
+	struct runs in = { 0 };
+	char **args;
 	size_t n;
 	int rc;
 
@@ -402,7 +407,8 @@ int main(int argc, char **argv)
 	rc = 2;
 	if (is_diff && (n != 2 || o.threads || o.by_process || o.stacks ||
 			o.has_min_coverage || o.sort == S_COVERAGE)) {
-		fputs(n != 2 ? PROG ": diff: give two reports, BEFORE and AFTER\n" :
+		fputs(n != 2 ? PROG ": diff: give two reports or run directories, BEFORE and "
+		      "AFTER\n" :
 		      PROG ": diff: --threads, --by-process, --stacks, --min-coverage and --sort "
 		      "coverage do not apply\n", stderr);
 		goto out;
@@ -425,27 +431,32 @@ int main(int argc, char **argv)
 			rc = run_repeat(stdout, argv + optind, n, &o);
 		goto out;
 	}
+	args = argv + is_diff + optind;
+	if (runs_expand(&in, args, n))
+		goto out;
 	if (o.watch > 0) {
-		if (is_diff || n != 1)
-			fputs(PROG ": --watch: give one file\n", stderr);
+		if (is_diff || in.n != 1)
+			fprintf(stderr, PROG ": --watch: give one file (or a run directory holding "
+				"one)%s\n", in.n > 1 ? "; this gives several" : "");
 		else
-			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
+			rc = run_watch(stdout, in.path[0], o.watch, o.raw);
 		goto out;
 	}
-	if (!(files = load_all(argv + is_diff + optind, n, o.raw, o.symbolize)))
+	if (!(files = load_all(in.path, in.n, o.raw, o.symbolize)))
 		goto out;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	/* one thread writes: no lock taken per call (millions in an export) */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
-	rc = is_diff ? diff(files, &o) : summarize(files, n, &o);
+	rc = is_diff ? diff(files, &in, args, &o) : summarize(files, in.n, &o);
 	if (fflush(stdout) || ferror(stdout)) { /* e.g. a full disk */
 		fprintf(stderr, PROG ": write error: %s\n", strerror(errno));
 		rc = 1;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < in.n; i++)
 		report_free(files[i]);
 	free(files);
 out:
+	runs_free(&in);
 	if (o.has_re)
 		regfree(&o.re);
 	return rc;

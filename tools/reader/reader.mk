@@ -10,7 +10,7 @@
 # compiles that module (as tools' object reportfile.o) with -Ipreload.
 READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/data/report_load.c tools/reader/data/report_read.c tools/reader/data/report_snapshot.c \
-	tools/reader/data/report_model.c tools/reader/data/report_symbols.c \
+	tools/reader/data/report_model.c tools/reader/data/report_symbols.c tools/reader/data/report_runs.c \
 	tools/reader/views/report_table.c tools/reader/views/report_formats.c tools/reader/views/report_export.c tools/reader/views/report_diff.c \
 	tools/reader/views/report_watch.c tools/reader/cells/report_escape.c tools/reader/cells/report_cells.c tools/reader/cells/report_notes.c \
 	tools/reader/cells/report_text.c tools/reader/views/report_ranks.c tools/common/badopt.c \

@@ -285,19 +285,27 @@ static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t
 
 /* The denominator of share: every region of the process, not only those
  * --region keeps. */
-static void process_totals(struct model *m)
+static void add_totals(struct model *m, struct sum *per, const uint32_t *part, struct sum *all)
 {
-	m->file_total = xcalloc(m->nfiles, sizeof(*m->file_total));
 	for (size_t i = 0; i < m->nthreads; i++) {
 		const struct mthread *t = &m->threads[i];
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
 			struct rowval rv = row_value(m, t, j, m->weight);
 
-			sum_add(&m->file_total[t->file], &rv, row_calls(m, t, j));
-			sum_add(&m->all_total, &rv, row_calls(m, t, j));
+			sum_add(&per[part ? part[t->file] : t->file], &rv, row_calls(m, t, j));
+			if (all)
+				sum_add(all, &rv, row_calls(m, t, j));
 		}
 	}
+}
+
+void model_set_parts(struct model *m, const uint32_t *part, size_t nparts)
+{
+	m->part = part, m->nparts = nparts;
+	free(m->part_total);
+	m->part_total = xcalloc(nparts, sizeof(*m->part_total));
+	add_totals(m, m->part_total, part, NULL);
 }
 
 /* ---- stacks across files ------------------------------------------------ */
@@ -484,7 +492,8 @@ struct model *model_new(struct report **files, size_t n, const struct opts *o, c
 		return NULL;
 	}
 	find_ipc(m);
-	process_totals(m);
+	m->file_total = xcalloc(m->nfiles, sizeof(*m->file_total));
+	add_totals(m, m->file_total, NULL, &m->all_total);
 	if (o->stacks || o->format == F_FOLDED_STACKS) {
 		map_modules(m);
 		map_stacks(m);
@@ -517,6 +526,7 @@ void model_free(struct model *m)
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);
 	free(m->ev), free(m->evmap);
 	free(m->file_total);
+	free(m->part_total);
 	symbols_free(m->sym);
 	free(m);
 }
@@ -536,7 +546,7 @@ const struct sum *model_weight(const struct model *m, const struct group *g)
 const struct sum *model_total(const struct model *m, const struct gtable *t)
 {
 	if (t->scope == SC_PROCESS)
-		return &m->file_total[t->id];
+		return m->part ? &m->part_total[t->id] : &m->file_total[t->id];
 	if (t->scope == SC_THREAD)
 		return &m->file_total[m->threads[t->id].file];
 	return &m->all_total;
@@ -832,7 +842,9 @@ static void keep_groups(struct model *m, struct gmap *map)
 
 static uint32_t scope_of(const struct model *m, enum scope sc, size_t thread)
 {
-	return sc == SC_ALL ? 0 : sc == SC_PROCESS ? (uint32_t)m->threads[thread].file :
+	size_t file = m->threads[thread].file;
+
+	return sc == SC_ALL ? 0 : sc == SC_PROCESS ? (m->part ? m->part[file] : (uint32_t)file) :
 		(uint32_t)thread;
 }
 
@@ -937,7 +949,8 @@ static void fill_shown(struct model *m, enum scope sc, struct scope_groups *sg, 
 
 static void build_scope(struct model *m, enum scope sc)
 {
-	size_t nscopes = sc == SC_ALL ? 1 : sc == SC_PROCESS ? m->nfiles : m->nthreads;
+	size_t nscopes = sc == SC_ALL ? 1 : sc != SC_PROCESS ? m->nthreads :
+			 m->part ? m->nparts : m->nfiles;
 	size_t first = m->ntables;
 	struct scope_groups sg = { .nregions = m->nregions, .light = sort_needs_weight_only(m) };
 

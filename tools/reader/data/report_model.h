@@ -145,6 +145,11 @@ struct model {
 	int weight;			/* event chosen as weight, -1: wall time */
 	int ipc_ins, ipc_cyc;		/* instructions and cycles events, or -1 */
 	struct sum *file_total;		/* [file]: weight excl over all its rows */
+	/* files grouped into parts (the runs of a diff): per-process tables
+	 * are per part when part is set (model_set_parts) */
+	const uint32_t *part;		/* [file] */
+	size_t nparts;
+	struct sum *part_total;		/* [part] */
 	struct sum all_total;
 	/* call-site stacks, merged across files by module and offset */
 	size_t nmodules, nstacks;
@@ -182,6 +187,11 @@ const char *model_weight_name(const struct model *m);
 const struct sum *model_weight(const struct model *m, const struct group *g);
 /* Total weight of the group's process (all processes for SC_ALL). */
 const struct sum *model_total(const struct model *m, const struct gtable *t);
+
+/* Groups the files into nparts parts (part[file] < nparts; kept, not
+ * copied): model_tables then makes the per-process tables one per part,
+ * a table's id being the part. Before model_tables. */
+void model_set_parts(struct model *m, const uint32_t *part, size_t nparts);
 
 /* Derived values; false when not computable (n/a). */
 bool sum_mean(const struct sum *s, double *v);

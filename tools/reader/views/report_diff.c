@@ -1,4 +1,5 @@
-/* pmcshim-report diff BEFORE AFTER: per region (all threads merged), the
+/* pmcshim-report diff BEFORE AFTER: per region (all threads merged; a run
+ * directory's processes merged too), the
  * change in calls, wall time and each event, absolute and as a ratio,
  * largest change of the weight first; regions found on one side only are
  * listed as such. The table compares inclusive totals; CSV and JSON carry
@@ -22,6 +23,7 @@ struct drow {
 struct diff {
 	struct model *m;
 	const struct opts *o;
+	const char *side[2];		/* what BEFORE and AFTER name: a file or a run */
 	size_t n;
 	struct drow *rows;
 };
@@ -171,16 +173,44 @@ static bool diff_multiplexed(const struct diff *d)
 	return false;
 }
 
+/* "# before: FILE: EXE (pid P, T threads)", or for a run of several
+ * processes "# before: DIR: N processes (EXE, EXE...), T threads". */
+static void side_line(FILE *out, const struct diff *d, uint32_t side)
+{
+	const struct model *m = d->m;
+	const struct report *one = NULL;
+	size_t procs = 0, threads = 0, named = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		if (m->part[f] == side)
+			one = m->files[f], procs++, threads += m->files[f]->nthreads;
+	fprintf(out, "# %s: %s: ", side ? "after " : "before", d->side[side]);
+	if (procs == 1) {
+		fprintf(out, "%s (pid %" PRIu64 ", %zu thread%s)\n", one->executable, one->pid,
+			threads, threads == 1 ? "" : "s");
+		return;
+	}
+	fprintf(out, "%zu processes (", procs);
+	for (size_t f = 0; f < m->nfiles && named < 4; f++) {
+		bool seen = false;
+
+		for (size_t g = 0; g < f && !seen; g++)
+			seen = m->part[g] == side &&
+			       !strcmp(m->files[g]->executable, m->files[f]->executable);
+		if (m->part[f] == side && !seen)
+			fprintf(out, "%s%s", named++ ? ", " : "", m->files[f]->executable);
+	}
+	fprintf(out, "%s), %zu threads\n", named == 4 ? "..." : "", threads);
+}
+
 static void diff_table(FILE *out, const struct diff *d)
 {
 	const struct model *m = d->m;
 	struct table t;
 	size_t c = 4;
 
-	for (int i = 0; i < 2; i++)
-		fprintf(out, "# %s: %s: %s (pid %" PRIu64 ", %zu thread%s)\n",
-			i ? "after " : "before", m->files[i]->path, m->files[i]->executable,
-			m->files[i]->pid, m->files[i]->nthreads, m->files[i]->nthreads == 1 ? "" : "s");
+	for (uint32_t i = 0; i < 2; i++)
+		side_line(out, d, i);
 	fprintf(out, "# inclusive totals, all threads merged; sorted by the largest change "
 		"of %s%s; ratio = after / before\n\n",
 		d->o->sort == S_CALLS ? "calls" : d->o->sort == S_WALL ? "wall" :
@@ -331,9 +361,9 @@ static void diff_json(FILE *out, const struct diff *d)
 	const struct model *m = d->m;
 
 	fputs("{\n  \"before\": ", out);
-	json_string(out, m->files[0]->path);
+	json_string(out, d->side[0]);
 	fputs(",\n  \"after\": ", out);
-	json_string(out, m->files[1]->path);
+	json_string(out, d->side[1]);
 	fputs(",\n  \"weight\": ", out);
 	json_string(out, model_weight_name(m));
 	fputs(",\n  \"regions\": [", out);
@@ -359,12 +389,11 @@ static void diff_json(FILE *out, const struct diff *d)
 	fputs(d->n ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
-int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
-	     char *why, size_t whylen)
+int run_diff(FILE *out, struct report **files, size_t n, const uint32_t *side,
+	     const char *const name[2], const struct opts *o, char *why, size_t whylen)
 {
-	struct report *files[2] = { before, after };
 	struct opts mo = *o;
-	struct diff d = { .o = o };
+	struct diff d = { .o = o, .side = { name[0], name[1] } };
 
 	if (o->format == F_FOLDED || o->format == F_FOLDED_STACKS) {
 		snprintf(why, whylen, "diff: --format folded is not available (flamegraph's "
@@ -379,8 +408,9 @@ int run_diff(FILE *out, struct report *before, struct report *after, const struc
 	/* Each side is one "process" of the model: the same events, regions
 	 * and weight on both sides, regions merged over threads. */
 	mo.by_process = true, mo.threads = false, mo.stacks = false, mo.top = 0;
-	if (!(d.m = model_new(files, 2, &mo, why, whylen)))
+	if (!(d.m = model_new(files, n, &mo, why, whylen)))
 		return 2;
+	model_set_parts(d.m, side, 2);
 	model_tables(d.m);
 	collect(&d);
 	if (o->format == F_CSV)

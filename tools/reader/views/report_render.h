@@ -47,8 +47,10 @@ void render_folded(FILE *out, struct model *m);
  * 2 when the file cannot be read. */
 int run_watch(FILE *out, const char *path, double interval, bool raw);
 
-/* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
-int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,
-	     char *why, size_t whylen);
+/* pmcshim-report diff: BEFORE and AFTER (files[i] is on side[i]: 0 before,
+ * 1 after; a side is a report or a run directory's reports, named name[]),
+ * regions merged over threads and processes. */
+int run_diff(FILE *out, struct report **files, size_t n, const uint32_t *side,
+	     const char *const name[2], const struct opts *o, char *why, size_t whylen);
 
 #endif

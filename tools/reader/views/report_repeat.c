@@ -3,11 +3,9 @@
  * Per region and in total: the mean over the runs, the runs' standard
  * deviation as a share of it ("+-1.23%", perf stat -r's form), min and
  * max; calls, wall time and each event's inclusive value. */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/metrics_def.h"
 #include "reader/cells/report_cells.h"
@@ -15,6 +13,7 @@
 #include "report_metrics.h"
 #include "report_render.h"
 #include "report_repeat.h"
+#include "reader/data/report_runs.h"
 
 #define MAXCOL (2 + 2 * RF_EVENTS_MAX + 8) /* calls, wall, events of every run, metrics */
 
@@ -144,50 +143,28 @@ static void total_metrics(struct repeat *rp)
 
 /* ---- the runs' files ---------------------------------------------------- */
 
-static int not_dot(const struct dirent *e)
-{
-	return e->d_name[0] != '.';
-}
-
-/* path's reports: itself, or a directory's files. NULL after one line. */
+/* path's reports: itself, or a run directory's. NULL after one line. */
 static struct report **load_run(struct repeat *rp, const char *path, bool raw, size_t *n)
 {
-	struct dirent **ent = NULL;
-	struct stat st;
+	char *arg = (char *)path, why[600];
+	struct runs in;
 	struct report **r;
-	char why[600], *p;
-	int k = 1;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    (k = scandir(path, &ent, not_dot, alphasort)) <= 0) {
-		fprintf(stderr, PROG ": --repeat: %s: no report in the directory\n", path);
-		free(ent);
+	if (runs_expand(&in, &arg, 1))
 		return NULL;
-	}
-	r = xcalloc((size_t)k, sizeof(*r));
-	for (int i = 0; i < k; i++) {
-		if (ent && asprintf(&p, "%s/%s", path, ent[i]->d_name) < 0)
-			oom();
-		r[i] = report_load_file(ent ? p : path, why, sizeof(why));
-		if (!r[i])
-			fprintf(stderr, PROG ": %s: %s\n", ent ? p : path, why);
-		if (r[i])
-			r[i]->raw = raw, r[i]->path = pool_strdup(&rp->pool, ent ? p : path);
-		if (ent)
-			free(p);
-		if (!r[i]) {
+	r = xcalloc(in.n, sizeof(*r));
+	for (size_t i = 0; i < in.n; i++) {
+		if (!(r[i] = report_load_file(in.path[i], why, sizeof(why)))) {
+			fprintf(stderr, PROG ": %s: %s\n", in.path[i], why);
 			while (i-- > 0)
 				report_free(r[i]);
-			k = -1;
+			free(r), r = NULL;
 			break;
 		}
+		r[i]->raw = raw, r[i]->path = pool_strdup(&rp->pool, in.path[i]);
 	}
-	for (int i = 0; ent && i < (k < 0 ? 0 : k); i++)
-		free(ent[i]);
-	free(ent);
-	if (k < 0)
-		return free(r), NULL;
-	*n = (size_t)k;
+	*n = in.n;
+	runs_free(&in);
 	return r;
 }
 
