@@ -66,6 +66,9 @@ install: $(B)/libpmcshim.so $(B)/pmcshim $(B)/pmcshim-report $(B)/pmcshim.pc \
 	$(INSTALL) -m 644 $(B)/man/man1/pmcshim.1 $(B)/man/man1/pmcshim-report.1 $(I_MAN)/man1
 	$(INSTALL) -m 644 $(B)/man/man3/pmcshim.3 $(I_MAN)/man3
 	$(INSTALL) -m 644 $(METRICS:%=metrics/%) $(I_METRICS)
+	@[ -n "$(DESTDIR)" ] || $(PYTHON) -c 'import sys; sys.exit("$(PYDIR)" not in sys.path)' \
+	  2>/dev/null || echo "make install: $(PYTHON) does not search $(PYDIR): to import \
+	pmcshim there, set PYTHONPATH=$(PYDIR)"
 
 # Removes what install made, and the shim's own directory (and the byte
 # code's, when empty); shared directories (bin, include, ...) stay.

@@ -67,6 +67,7 @@ if ! user_make "$test_only" install PREFIX="$P" >"$tmp/make.log"; then
 	exit 1
 fi
 result make_install ok
+cp "$tmp/make.log" "$tmp/make-install.log"
 if user_make "$test_only" demo >"$tmp/demo.log" && grep -q 'solve' "$tmp/demo.log"; then
 	result make_demo ok
 else
@@ -138,6 +139,15 @@ installed_run() {
 	fi
 }
 pydir=$(pkg-config --variable=pythondir pmcshim)
+# a PREFIX python3 does not search: make install named what to set
+py3=$(command -v python3)
+if [ -z "$py3" ] || "$py3" -c "import sys; sys.exit('$pydir' not in sys.path)"; then
+	result install_says_pythonpath "skip:python3 missing, or it searches $pydir"
+elif grep -q "set PYTHONPATH=$pydir\$" "$tmp/make-install.log"; then
+	result install_says_pythonpath ok
+else
+	result install_says_pythonpath fail "make install said: $(grep -i python "$tmp/make-install.log")"
+fi
 py=$(command -v python3) && py=$("$py" -c 'import sys; print(sys.executable)')
 if [ -z "$py" ]; then
 	result installed_python "skip:no python3"
