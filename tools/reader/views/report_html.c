@@ -17,6 +17,7 @@
 
 #include "reader/cells/report_text.h"
 #include "report_render.h"
+#include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
 
 extern const char report_html_js[], report_html_css[];
@@ -53,7 +54,7 @@ static void thread_rows(FILE *out, const struct model *m, size_t i)
 			fputs(j ? ",\n-1" : "-1", out);
 		fprintf(out, ",%" PRIu32 ",%" PRIu64, mthread_region(m, mt, s), s->calls);
 		for (int e = -1; e < (int)m->nev; e++) {
-			struct rowval rv = model_row_value(m, mt, j, e);
+			struct rowval rv = model_row_value(m, mt, j, e, OUTER_NODE);
 
 			put_value(out, &rv, true);
 			put_value(out, &rv, false);

@@ -10,6 +10,7 @@
 #include "reader/cells/report_escape.h"
 #include "reader/cells/report_text.h"
 #include "report_render.h"
+#include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
 
 struct tkey {
@@ -29,14 +30,9 @@ static uint32_t add_node(struct tree *t, uint32_t parent, uint32_t region)
 	}
 	memset(&t->s[t->n * t->nv], 0, t->nv * sizeof(*t->s));
 	n = &t->node[t->n];
-	*n = (struct tnode){ parent, region, NO_NODE, NO_NODE, 0, false, 0 };
-	if (parent != NO_NODE) {
-		const struct tnode *p = &t->node[parent];
-
-		n->depth = p->depth + 1;
-		for (uint32_t a = parent; a != NO_NODE && !n->recursive; a = t->node[a].parent)
-			n->recursive = t->node[a].region == region;
-	}
+	*n = (struct tnode){ parent, region, NO_NODE, NO_NODE, 0, 0 };
+	if (parent != NO_NODE)
+		n->depth = t->node[parent].depth + 1;
 	return (uint32_t)t->n++;
 }
 
@@ -72,7 +68,7 @@ static void add_thread(struct tree *t, size_t i, uint32_t **scratch, size_t *sca
 		(*scratch)[j] = k;
 		t->node[k].calls += s->calls;
 		for (int e = -1; e < (int)m->nev; e++) {
-			struct rowval rv = model_row_value(m, mt, j, e);
+			struct rowval rv = model_row_value(m, mt, j, e, OUTER_NODE);
 
 			sum_add(&t->s[k * t->nv + (size_t)(1 + e)], &rv, s->calls);
 		}
@@ -83,25 +79,6 @@ static bool in_scope(const struct model *m, size_t i, size_t file, size_t thread
 {
 	return (thread == SIZE_MAX || thread == i) &&
 	       (file == SIZE_MAX || file == m->threads[i].file);
-}
-
-/* Children have higher numbers than their parents: a reverse sweep adds
- * each subtree's exclusive values up. */
-static void inclusive(struct tree *t)
-{
-	uint64_t *sub = xcalloc(t->n * t->nv, sizeof(*sub));
-
-	for (size_t k = t->n; k-- > 1;) {
-		for (size_t v = 0; v < t->nv; v++) {
-			uint64_t *a = &sub[k * t->nv + v], *p = &sub[t->node[k].parent * t->nv + v];
-
-			*a = *a + t->s[k * t->nv + v].excl < *a ? UINT64_MAX :
-				 *a + t->s[k * t->nv + v].excl;
-			*p = *p + *a < *p ? UINT64_MAX : *p + *a;
-			t->incl[k * t->nv + v] = t->node[k].recursive ? *a : t->s[k * t->nv + v].incl;
-		}
-	}
-	free(sub);
 }
 
 static int by_weight(const void *a, const void *b, void *arg)
@@ -149,8 +126,6 @@ struct tree *tree_build(const struct model *m, size_t file, size_t thread)
 		if (in_scope(m, i, file, thread))
 			add_thread(t, i, &scratch, &scap);
 	free(scratch);
-	t->incl = xcalloc(t->n * t->nv, sizeof(*t->incl));
-	inclusive(t);
 	link_children(t);
 	return t;
 }
@@ -165,7 +140,7 @@ void tree_free(struct tree *t)
 		HASH_DEL(t->hash, k);
 		free(k);
 	}
-	free(t->node), free(t->s), free(t->incl), free(t);
+	free(t->node), free(t->s), free(t);
 }
 
 const struct sum *tree_sum(const struct tree *t, uint32_t k, int e)
@@ -175,7 +150,7 @@ const struct sum *tree_sum(const struct tree *t, uint32_t k, int e)
 
 uint64_t tree_incl(const struct tree *t, uint32_t k, int e)
 {
-	return t->incl[k * t->nv + (size_t)(1 + e)];
+	return tree_sum(t, k, e)->incl;
 }
 
 bool tree_total(const struct tree *t, int e, uint64_t *v)
@@ -187,7 +162,7 @@ bool tree_total(const struct tree *t, int e, uint64_t *v)
 		if (!tree_sum(t, c, e)->have)
 			continue;
 		have = true;
-		*v = *v + tree_incl(t, c, e) < *v ? UINT64_MAX : *v + tree_incl(t, c, e);
+		*v = sat_add64(*v, tree_incl(t, c, e));
 	}
 	return have;
 }
@@ -288,7 +263,7 @@ static void tree_rows(struct table *tb, const struct tree *t, uint32_t k, uint64
 
 		if (has_total && total && m->o->min_share > 0 &&
 		    (double)v < m->o->min_share * (double)total) {
-			low = low + v < low ? UINT64_MAX : low + v;
+			low = sat_add64(low, v);
 			n++;
 			continue;
 		}

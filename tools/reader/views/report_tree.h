@@ -18,8 +18,6 @@ struct tnode {
 	uint32_t parent, region;	/* model region; the root (node 0): NO_NODE */
 	uint32_t child, next;		/* first child, next sibling, heaviest first */
 	uint32_t depth;			/* the root 0, outermost regions 1 */
-	bool recursive;			/* its region is open further up: the shim
-					 * adds nothing to its incl (see tree_incl) */
 	uint64_t calls;
 };
 
@@ -30,7 +28,6 @@ struct tree {
 	size_t n, cap, nv;		/* nv: 1 + m->nev values per node */
 	struct tnode *node;
 	struct sum *s;			/* [node * nv + 1 + e]: e -1 wall, else event */
-	uint64_t *incl;			/* the same: inclusive as the tree shows it */
 	struct tkey *hash;		/* (parent, region) -> node */
 };
 
@@ -39,10 +36,9 @@ struct tree {
 struct tree *tree_build(const struct model *m, size_t file, size_t thread);
 void tree_free(struct tree *t);
 
-/* Node k's sum of value e (-1: wall time), and its inclusive value: the
- * sum's incl, but for a recursive node (whose incl the shim leaves at 0,
- * so that a region's rows never count the same work twice) the exclusive
- * values of its subtree. */
+/* Node k's sum of value e (-1: wall time), and its inclusive value: its
+ * rows' derived incl (report_incl.h), so a node is its exclusive value
+ * plus its children's inclusive ones, recursive or not. */
 const struct sum *tree_sum(const struct tree *t, uint32_t k, int e);
 uint64_t tree_incl(const struct tree *t, uint32_t k, int e);
 /* The inclusive weight of all outermost regions; false when none has a
