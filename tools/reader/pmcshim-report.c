@@ -331,6 +331,62 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 	return r;
 }
 
+static bool draws_tree(const struct opts *o)
+{
+	return o->tree || o->format == F_FOLDED || o->format == F_SPEEDSCOPE ||
+	       o->format == F_HTML;
+}
+
+/* An option a view cannot honour is refused, saying why (NULL: none). */
+static const char *refused(const struct opts *o, bool is_diff)
+{
+	if (o->top && draws_tree(o) && !is_diff)
+		return "--top cuts a table's rows: --tree, --format folded, speedscope and html "
+		       "keep whole paths, so that they add up (--tree: --min-share folds the "
+		       "small ones)";
+	if (o->top && o->watch > 0)
+		return "--top: --watch prints every region that changed in an interval";
+	if ((o->top || o->has_re || o->sources) && o->format == F_JSON && !is_diff)
+		return "--format json is each file in full: --top, --region and --source do "
+		       "not apply (--format json-table applies them)";
+	return NULL;
+}
+
+/* A profile (folded, speedscope, html) with nothing in it says why, on
+ * stderr, and the run fails: an empty flame graph reads as "no time". */
+static bool profile_empty(const struct model *m)
+{
+	const char *why = NULL;
+	bool any = false;
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct mthread *t = &m->threads[i];
+
+		for (size_t j = 0; j < t->t->nrows; j++) {
+			const struct rf_site *s = rep_site(m->files[t->file], t->t, j);
+
+			if (!m->selected[mthread_region(m, t, s)])
+				continue;
+			any = true;
+			if (model_row_own(m, t, j, m->weight).present)
+				return false;
+		}
+	}
+	for (size_t f = 0; m->weight >= 0 && f < m->nfiles && !why; f++) {
+		int k = m->evmap[f * m->nev + (size_t)m->weight];
+
+		why = k >= 0 ? m->files[f]->ev[k].reason : NULL;
+	}
+	if (!any)
+		fprintf(stderr, PROG ": nothing to draw: no region%s\n",
+			m->o->has_re || m->o->sources ? " matches --region and --source" :
+			" in the report");
+	else
+		fprintf(stderr, PROG ": nothing to draw: no region has a value of %s%s%s%s\n",
+			model_weight_name(m), why ? " (" : "", why ? why : "", why ? ")" : "");
+	return true;
+}
+
 static int summarize(struct report **files, size_t n, const struct opts *o)
 {
 	char why[512];
@@ -344,6 +400,11 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		model_tables(m);
 	if (collapse)
 		metrics_collapse(m);
+	if ((o->format == F_FOLDED || o->format == F_FOLDED_STACKS || o->format == F_SPEEDSCOPE ||
+	     o->format == F_HTML) && profile_empty(m)) {
+		model_free(m);
+		return 2;
+	}
 	switch (o->format) {
 	case F_TABLE:
 		if (o->tree)
@@ -412,6 +473,10 @@ int main(int argc, char **argv)
 		      "for more)\n", stderr);
 		goto out;
 	}
+	if (refused(&o, is_diff)) {
+		fprintf(stderr, PROG ": %s\n", refused(&o, is_diff));
+		goto out;
+	}
 	if (o.tree && o.format != F_TABLE && !is_diff) {
 		fputs(PROG ": --tree prints a table; --format folded, speedscope and html draw the "
 		      "tree themselves\n", stderr);
@@ -429,7 +494,7 @@ int main(int argc, char **argv)
 		if (is_diff || n != 1)
 			fputs(PROG ": --watch: give one file\n", stderr);
 		else
-			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
+			rc = run_watch(stdout, argv[optind], &o);
 		goto out;
 	}
 	if (!(files = load_all(argv + is_diff + optind, n, o.raw, o.symbolize)))

@@ -81,6 +81,10 @@ $(B)/tests/reader/stackapp-nodbg: tests/reader/stackapp.c include/pmcshim.h | $(
 $(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
 
+# Recursion left by longjmp, run under the shim by the view tests.
+$(B)/tests/reader/jumpapp: tests/reader/jumpapp.c include/pmcshim.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
+
 # The fuzz target: libFuzzer, ASan, UBSan, with clang (Debian: clang-14,
 # libclang-rt-14-dev). Frames are not symbolized in it (no elfutils).
 CLANG ?= clang
@@ -111,6 +115,7 @@ $(B)/tests/reader/shrinker.so: tests/reader/shrinker.c | $(B)/tests/reader
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
 	$(B)/tests/reader/shrinker.so \
 	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg $(B)/tests/reader/treeapp \
+	$(B)/tests/reader/jumpapp \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.

@@ -45,7 +45,7 @@ void render_folded(FILE *out, struct model *m);
 /* pmcshim-report --watch: per-interval changes of a running process's
  * file until it ends, as the tables show values (raw: as measured); 0, or
  * 2 when the file cannot be read. */
-int run_watch(FILE *out, const char *path, double interval, bool raw);
+int run_watch(FILE *out, const char *path, const struct opts *o);
 
 /* pmcshim-report diff: BEFORE and AFTER, regions merged over threads. */
 int run_diff(FILE *out, struct report *before, struct report *after, const struct opts *o,

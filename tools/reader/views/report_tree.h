@@ -18,6 +18,7 @@ struct tnode {
 	uint32_t parent, region;	/* model region; the root (node 0): NO_NODE */
 	uint32_t child, next;		/* first child, next sibling, heaviest first */
 	uint32_t depth;			/* the root 0, outermost regions 1 */
+	enum { T_IN, T_CONTEXT, T_OUT } in; /* --region (select_paths) */
 	uint64_t calls;
 };
 
@@ -26,6 +27,7 @@ struct tkey;
 struct tree {
 	const struct model *m;
 	size_t n, cap, nv;		/* nv: 1 + m->nev values per node */
+	size_t nshown;			/* nodes not T_OUT */
 	struct tnode *node;
 	struct sum *s;			/* [node * nv + 1 + e]: e -1 wall, else event */
 	struct tkey *hash;		/* (parent, region) -> node */
@@ -41,8 +43,8 @@ void tree_free(struct tree *t);
  * plus its children's inclusive ones, recursive or not. */
 const struct sum *tree_sum(const struct tree *t, uint32_t k, int e);
 uint64_t tree_incl(const struct tree *t, uint32_t k, int e);
-/* The inclusive weight of all outermost regions; false when none has a
- * value. */
+/* The inclusive weight of all outermost regions, --region or not; false
+ * when none has a value. */
 bool tree_total(const struct tree *t, int e, uint64_t *v);
 
 /* Every file holds a tree (else paths are one region deep). */
