@@ -58,8 +58,10 @@ static void usage(FILE *out)
 	      "  --min-coverage PCT leave out regions whose least-counted event ran on a\n"
 	      "                     counter less than PCT% of their time (0 to 100; a\n"
 	      "                     note says how many)\n"
-	      "  --top N            the first N regions of each table (N stacks per region)\n"
-	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
+	      "  --top N            the first N regions of each table (N stacks per region);\n"
+	      "                     not with --tree, folded, speedscope, html or --watch\n"
+	      "  --region REGEX     only regions whose name matches (POSIX extended); in a\n"
+	      "                     tree, the paths through them (their parents as context)\n"
 	      "  --source LIST      only regions from these sources, comma-separated:\n"
 	      "                     markers, functions (-finstrument-functions), openmp,\n"
 	      "                     mpi\n"
@@ -73,7 +75,10 @@ static void usage(FILE *out)
 	      "                     json-table (the table as JSON)\n"
 	      "  --tree             the region tree instead of the table: each region\n"
 	      "                     under the one open at its begin, with calls, inclusive\n"
-	      "                     and exclusive weight and its share of the total\n"
+	      "                     and exclusive weight and its incl share of the total\n"
+	      "                     (share: always exclusive; inclusive: a region's excl\n"
+	      "                     and all closed inside it, a recursive re-entry not\n"
+	      "                     counted again)\n"
 	      "  --min-share PCT    --tree: children below PCT% of the total collapsed into\n"
 	      "                     one line (default 0: every node)\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
@@ -99,7 +104,7 @@ static void usage(FILE *out)
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
 	      "Exit status: 0 ok, 1 write error, 2 bad usage or an unreadable or invalid\n"
-	      "report.\n", out);
+	      "report, or a profile (folded, speedscope, html) with nothing to draw.\n", out);
 }
 
 static int lookup(const char *what, const char *arg, const char *const *names, int n)
