@@ -1,27 +1,65 @@
 #include "report_incl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "report_model.h"
 #include "report_util.h"
 
-/* Row j's OUTER_* bits: whether a row of its region, and of its region
- * and stack, is open above it. A walk up its parents: the tree is as deep
- * as the thread's nesting, and a row stops at the first of each. */
-static uint8_t outer_bits(const struct report *r, const struct rep_thread *t, size_t j)
+/* Row j, one of its region's rows open above it: whether one of its
+ * region and stack is too (a walk up its parents to the first). */
+static bool stack_above(const struct report *r, const struct rep_thread *t, size_t j)
 {
 	const struct rf_site *s = rep_site(r, t, j);
-	bool region = true, stack = true;
 
-	for (uint32_t a = t->parent[j]; a != NO_PARENT && stack; a = t->parent[a]) {
+	for (uint32_t a = t->parent[j]; a != NO_PARENT; a = t->parent[a]) {
 		const struct rf_site *up = rep_site(r, t, a);
 
-		if (up->region == s->region) {
-			region = false;
-			stack = up->stack != s->stack;
-		}
+		if (up->region == s->region && up->stack == s->stack)
+			return true;
 	}
-	return (uint8_t)(OUTER_NODE | (region ? OUTER_REGION : 0) | (stack ? OUTER_STACK : 0));
+	return false;
+}
+
+/* Each row's OUTER_* bits, in one walk down the tree (children linked
+ * from their parents: rows come parents first) counting the rows of each
+ * region open above: no walk up the parents but for a recursive row. */
+static uint8_t *outer_bits(const struct report *r, const struct rep_thread *t)
+{
+	size_t n = t->nrows;
+	uint32_t *child = xmalloc((n + 1) * sizeof(*child)), *next = xmalloc((n + 1) * sizeof(*next));
+	uint32_t *open = xcalloc(r->nname_ids + 1, sizeof(*open)), *todo = xmalloc((n + 1) * sizeof(*todo));
+	uint32_t *region = xmalloc((n + 1) * sizeof(*region));
+	uint8_t *bits = xmalloc(n + 1);
+	size_t ntodo = 0;
+
+	memset(child, 0xff, (n + 1) * sizeof(*child));
+	for (size_t j = n; j-- > 0;) {
+		uint32_t p = t->parent[j] == NO_PARENT ? (uint32_t)n : t->parent[j];
+
+		next[j] = child[p], child[p] = (uint32_t)j;
+		region[j] = rep_region(r, rep_site(r, t, j)->region);	/* in file order */
+	}
+	/* a row on todo is entered (its bit 31 clear) or left (set) */
+	for (uint32_t c = child[n]; c != UINT32_MAX; c = next[c])
+		todo[ntodo++] = c;
+	while (ntodo) {
+		uint32_t j = todo[--ntodo], id = region[j & ~(1u << 31)];
+
+		if (j >> 31) {
+			open[id]--;
+			continue;
+		}
+		bits[j] = OUTER_NODE | (open[id] ? 0 : OUTER_REGION | OUTER_STACK);
+		if (open[id] && !stack_above(r, t, j))
+			bits[j] |= OUTER_STACK;
+		open[id]++;
+		todo[ntodo++] = j | 1u << 31;
+		for (uint32_t c = child[j]; c != UINT32_MAX; c = next[c])
+			todo[ntodo++] = c;
+	}
+	free(child), free(next), free(open), free(todo), free(region);
+	return bits;
 }
 
 /* Rows are in file order, a parent before its children: a reverse sweep
@@ -56,9 +94,7 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 		}
 	}
 	free(gap);
-	mt->outer = xmalloc(n + 1);
-	for (size_t j = 0; j < n; j++)
-		mt->outer[j] = outer_bits(m->files[mt->file], t, j);
+	mt->outer = outer_bits(m->files[mt->file], t);
 	mt->incl = sub;
 }
 
