@@ -50,7 +50,7 @@ bool tree_total(const struct tree *t, int e, uint64_t *v);
 /* Every file holds a tree (else paths are one region deep). */
 bool model_has_tree(const struct model *m);
 
-/* --tree: indented, inclusive, exclusive and share of the weight per
+/* --tree: indented, inclusive, exclusive and incl share of the weight per
  * node; children below --min-share collapsed into one line. */
 void render_tree(FILE *out, struct model *m);
 /* --format folded: "main;solve;factor 1234", exclusive weight. */
