@@ -708,6 +708,7 @@ elif [ -x "$APP" ]; then
 fi
 
 . "$T/tree.sh"
+. "$T/views.sh"
 . "$T/robust.sh"
 
 echo "reader: $passed passed, $failed failed, $skipped skipped"

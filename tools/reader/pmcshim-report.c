@@ -59,8 +59,10 @@ static void usage(FILE *out)
 	      "  --min-coverage PCT leave out regions whose least-counted event ran on a\n"
 	      "                     counter less than PCT% of their time (0 to 100; a\n"
 	      "                     note says how many)\n"
-	      "  --top N            the first N regions of each table (N stacks per region)\n"
-	      "  --region REGEX     only regions whose name matches (POSIX extended)\n"
+	      "  --top N            the first N regions of each table (N stacks per region);\n"
+	      "                     not with --tree, folded, speedscope, html or --watch\n"
+	      "  --region REGEX     only regions whose name matches (POSIX extended); in a\n"
+	      "                     tree, the paths through them (their parents as context)\n"
 	      "  --source LIST      only regions from these sources, comma-separated:\n"
 	      "                     markers, functions (-finstrument-functions), openmp,\n"
 	      "                     mpi\n"
@@ -74,7 +76,10 @@ static void usage(FILE *out)
 	      "                     json-table (the table as JSON)\n"
 	      "  --tree             the region tree instead of the table: each region\n"
 	      "                     under the one open at its begin, with calls, inclusive\n"
-	      "                     and exclusive weight and its share of the total\n"
+	      "                     and exclusive weight and its incl share of the total\n"
+	      "                     (share: always exclusive; inclusive: a region's excl\n"
+	      "                     and all closed inside it, a recursive re-entry not\n"
+	      "                     counted again)\n"
 	      "  --min-share PCT    --tree: children below PCT% of the total collapsed into\n"
 	      "                     one line (default 0: every node)\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
@@ -100,7 +105,7 @@ static void usage(FILE *out)
 	      "diff: per region, the change from BEFORE to AFTER in calls, wall time and\n"
 	      "each event, absolute and as a ratio, largest change of the weight first.\n"
 	      "Exit status: 0 ok, 1 write error, 2 bad usage or an unreadable or invalid\n"
-	      "report.\n", out);
+	      "report, or a profile (folded, speedscope, html) with nothing to draw.\n", out);
 }
 
 static int lookup(const char *what, const char *arg, const char *const *names, int n)
@@ -332,6 +337,62 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 	return r;
 }
 
+static bool draws_tree(const struct opts *o)
+{
+	return o->tree || o->format == F_FOLDED || o->format == F_SPEEDSCOPE ||
+	       o->format == F_HTML;
+}
+
+/* An option a view cannot honour is refused, saying why (NULL: none). */
+static const char *refused(const struct opts *o, bool is_diff)
+{
+	if (o->top && draws_tree(o) && !is_diff)
+		return "--top cuts a table's rows: --tree, --format folded, speedscope and html "
+		       "keep whole paths, so that they add up (--tree: --min-share folds the "
+		       "small ones)";
+	if (o->top && o->watch > 0)
+		return "--top: --watch prints every region that changed in an interval";
+	if ((o->top || o->has_re || o->sources) && o->format == F_JSON && !is_diff)
+		return "--format json is each file in full: --top, --region and --source do "
+		       "not apply (--format json-table applies them)";
+	return NULL;
+}
+
+/* A profile (folded, speedscope, html) with nothing in it says why, on
+ * stderr, and the run fails: an empty flame graph reads as "no time". */
+static bool profile_empty(const struct model *m)
+{
+	const char *why = NULL;
+	bool any = false;
+
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct mthread *t = &m->threads[i];
+
+		for (size_t j = 0; j < t->t->nrows; j++) {
+			const struct rf_site *s = rep_site(m->files[t->file], t->t, j);
+
+			if (!m->selected[mthread_region(m, t, s)])
+				continue;
+			any = true;
+			if (model_row_own(m, t, j, m->weight).present)
+				return false;
+		}
+	}
+	for (size_t f = 0; m->weight >= 0 && f < m->nfiles && !why; f++) {
+		int k = m->evmap[f * m->nev + (size_t)m->weight];
+
+		why = k >= 0 ? m->files[f]->ev[k].reason : NULL;
+	}
+	if (!any)
+		fprintf(stderr, PROG ": nothing to draw: no region%s\n",
+			m->o->has_re || m->o->sources ? " matches --region and --source" :
+			" in the report");
+	else
+		fprintf(stderr, PROG ": nothing to draw: no region has a value of %s%s%s%s\n",
+			model_weight_name(m), why ? " (" : "", why ? why : "", why ? ")" : "");
+	return true;
+}
+
 static int summarize(struct report **files, size_t n, const struct opts *o)
 {
 	char why[512];
@@ -345,6 +406,11 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		model_tables(m);
 	if (collapse)
 		metrics_collapse(m);
+	if ((o->format == F_FOLDED || o->format == F_FOLDED_STACKS || o->format == F_SPEEDSCOPE ||
+	     o->format == F_HTML) && profile_empty(m)) {
+		model_free(m);
+		return 2;
+	}
 	switch (o->format) {
 	case F_TABLE:
 		if (o->tree)
@@ -418,6 +484,10 @@ int main(int argc, char **argv)
 		      "for more)\n", stderr);
 		goto out;
 	}
+	if (refused(&o, is_diff)) {
+		fprintf(stderr, PROG ": %s\n", refused(&o, is_diff));
+		goto out;
+	}
 	if (o.tree && o.format != F_TABLE && !is_diff) {
 		fputs(PROG ": --tree prints a table; --format folded, speedscope and html draw the "
 		      "tree themselves\n", stderr);
@@ -439,7 +509,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": --watch: give one file (or a run directory holding "
 				"one)%s\n", in.n > 1 ? "; this gives several" : "");
 		else
-			rc = run_watch(stdout, in.path[0], o.watch, o.raw);
+			rc = run_watch(stdout, in.path[0], &o);
 		goto out;
 	}
 	if (!(files = load_all(in.path, in.n, o.raw, o.symbolize)))

@@ -16,6 +16,7 @@ READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/cells/report_text.c tools/reader/views/report_ranks.c tools/common/badopt.c \
 	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
 READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
+READER_SRC += tools/reader/data/report_incl.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -80,6 +81,10 @@ $(B)/tests/reader/stackapp-nodbg: tests/reader/stackapp.c include/pmcshim.h | $(
 $(B)/tests/reader/treeapp: tests/reader/treeapp.c include/pmcshim.h | $(B)/tests/reader
 	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
 
+# Recursion left by longjmp, run under the shim by the view tests.
+$(B)/tests/reader/jumpapp: tests/reader/jumpapp.c include/pmcshim.h | $(B)/tests/reader
+	$(CC) $(WARN) $(DEFS) -O1 -g -Iinclude -o $@ $< -ldl
+
 # The fuzz target: libFuzzer, ASan, UBSan, with clang (Debian: clang-14,
 # libclang-rt-14-dev). Frames are not symbolized in it (no elfutils).
 CLANG ?= clang
@@ -110,6 +115,7 @@ $(B)/tests/reader/shrinker.so: tests/reader/shrinker.c | $(B)/tests/reader
 READER_TEST_BINS := $(B)/pmcshim-report $(B)/tests/reader/gen_report $(B)/tests/reader/test_snapshot \
 	$(B)/tests/reader/shrinker.so \
 	$(B)/tests/reader/stackapp $(B)/tests/reader/stackapp-nodbg $(B)/tests/reader/treeapp \
+	$(B)/tests/reader/jumpapp \
 	$(B)/libpmcshim.so $(if $(HAVE_CLANG),$(B)/tests/reader/fuzz_report)
 TEST_BINS += $(READER_TEST_BINS)
 # make test replays the fuzz seeds once each (deterministic); make fuzz explores.

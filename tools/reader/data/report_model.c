@@ -3,23 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_incl.h"
 #include "report_symbols.h"
 #include "report_util.h"
-
-/* Sums never wrap: a saturated total is wrong, a wrapped one is absurd. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	uint64_t c;
-
-	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
-}
 
 void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 {
 	const struct rep_stat *st = &rv->st;
 
-	s->enabled = sat_add(s->enabled, rv->enabled);
-	s->running = sat_add(s->running, rv->running);
+	s->enabled = sat_add64(s->enabled, rv->enabled);
+	s->running = sat_add64(s->running, rv->running);
 	s->mux += rv->present && rv->cover != REP_FULL;
 	if (!rv->present) {
 		s->never += rv->cover == REP_NEVER;
@@ -32,9 +25,9 @@ void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 	if (calls && (!s->have_mm || st->max > s->max))
 		s->max = st->max;
 	s->have_mm += calls > 0;
-	s->incl = sat_add(s->incl, st->incl);
-	s->excl = sat_add(s->excl, st->excl);
-	s->calls = sat_add(s->calls, calls);
+	s->incl = sat_add64(s->incl, st->incl);
+	s->excl = sat_add64(s->excl, st->excl);
+	s->calls = sat_add64(s->calls, calls);
 	s->have++;
 }
 
@@ -170,8 +163,8 @@ static void map_threads_and_regions(struct model *m)
 	m->threads = xcalloc(m->nthreads, sizeof(*m->threads));
 	for (size_t f = 0; f < m->nfiles; f++)
 		for (size_t i = 0; i < m->files[f]->nthreads; i++, k++)
-			m->threads[k] = (struct mthread){ f, &m->files[f]->threads[i],
-							  m->namemap[f] };
+			m->threads[k] = (struct mthread){ .file = f, .t = &m->files[f]->threads[i],
+							  .regmap = m->namemap[f] };
 	clear_names(&set);
 	m->source = xcalloc(m->nregions + 1, sizeof(*m->source));
 	for (size_t f = m->nfiles; f-- > 0;) /* the first file's, where they differ */
@@ -260,9 +253,8 @@ struct rowval site_value(const struct report *r, const struct rep_thread *t,
 	return rv;
 }
 
-/* Row j's value of model event e (-1: wall time). */
-static struct rowval row_value(const struct model *m, const struct mthread *t, size_t j,
-			       int e)
+/* (report_model.h) */
+struct rowval model_row_own(const struct model *m, const struct mthread *t, size_t j, int e)
 {
 	const struct report *r = m->files[t->file];
 	int k = e < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)e];
@@ -273,9 +265,13 @@ static struct rowval row_value(const struct model *m, const struct mthread *t, s
 }
 
 struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
-			      int e)
+			      int e, unsigned outer)
 {
-	return row_value(m, t, j, e);
+	struct rowval rv = model_row_own(m, t, j, e);
+
+	if (t->incl && rv.present)
+		rv.st.incl = t->outer[j] & outer ? t->incl[j * (1 + m->nev) + (size_t)(1 + e)] : 0;
+	return rv;
 }
 
 static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
@@ -291,7 +287,7 @@ static void add_totals(struct model *m, struct sum *per, const uint32_t *part, s
 		const struct mthread *t = &m->threads[i];
 
 		for (size_t j = 0; j < t->t->nrows; j++) {
-			struct rowval rv = row_value(m, t, j, m->weight);
+			struct rowval rv = model_row_own(m, t, j, m->weight);
 
 			sum_add(&per[part ? part[t->file] : t->file], &rv, row_calls(m, t, j));
 			if (all)
@@ -494,6 +490,7 @@ struct model *model_new(struct report **files, size_t n, const struct opts *o, c
 	find_ipc(m);
 	m->file_total = xcalloc(m->nfiles, sizeof(*m->file_total));
 	add_totals(m, m->file_total, NULL, &m->all_total);
+	incl_derive(m);
 	if (o->stacks || o->format == F_FOLDED_STACKS) {
 		map_modules(m);
 		map_stacks(m);
@@ -522,6 +519,7 @@ void model_free(struct model *m)
 		free(g->sub);
 	}
 	pool_free(&m->gpool);
+	incl_free(m);
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);
 	free(m->ev), free(m->evmap);
@@ -703,17 +701,18 @@ static void add_row(const struct model *m, struct group *g, const struct mthread
 		    bool count)
 {
 	uint64_t calls = row_calls(m, t, j);
+	unsigned outer = g->key.stack == NO_STACK ? OUTER_REGION : OUTER_STACK;
 
 	if (count)
-		g->calls = sat_add(g->calls, calls);
+		g->calls = sat_add64(g->calls, calls);
 	if (g->light) {
-		struct rowval rv = row_value(m, t, j, m->weight);
+		struct rowval rv = model_row_value(m, t, j, m->weight, outer);
 
 		sum_add(&g->s[0], &rv, calls);
 		return;
 	}
 	for (int e = -1; e < (int)m->nev; e++) {
-		struct rowval rv = row_value(m, t, j, e);
+		struct rowval rv = model_row_value(m, t, j, e, outer);
 
 		sum_add(&g->s[1 + e], &rv, calls);
 	}

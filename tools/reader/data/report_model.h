@@ -72,9 +72,13 @@ struct rowval site_value(const struct report *r, const struct rep_thread *t,
 			 const struct rf_site *s, int e);
 struct model;
 struct mthread;
-/* The same for row j of model thread t and model event e (-1: wall). */
+/* The same for row j of model thread t and model event e (-1: wall), its
+ * incl as the site holds it. */
+struct rowval model_row_own(const struct model *m, const struct mthread *t, size_t j, int e);
+/* The same with the inclusive value the views show (report_incl.h): the
+ * row's derived incl where it passes the test outer (OUTER_*), else 0. */
 struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
-			      int e);
+			      int e, unsigned outer);
 /* Adds a row's value to a sum (calls: the row's, for the mean). */
 void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls);
 
@@ -110,6 +114,10 @@ struct mthread {
 	size_t file;
 	const struct rep_thread *t;
 	uint32_t *regmap;		/* its file's name ids -> model regions (namemap[file]) */
+	/* where its file holds a tree (report_incl.h): per row, each value's
+	 * derived inclusive ([row * (1 + nev) + 1 + e]) and its OUTER_* bits */
+	uint64_t *incl;
+	uint8_t *outer;
 };
 
 struct gmodule {

@@ -4,9 +4,18 @@
 #define PMCSHIM_REPORT_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define PROG "pmcshim-report"
 #define PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Sums never wrap: a saturated total is wrong, a wrapped one is absurd. */
+static inline uint64_t sat_add64(uint64_t a, uint64_t b)
+{
+	uint64_t c;
+
+	return __builtin_add_overflow(a, b, &c) ? UINT64_MAX : c;
+}
 
 _Noreturn void oom(void);
 void *xmalloc(size_t n);

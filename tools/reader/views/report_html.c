@@ -17,6 +17,7 @@
 
 #include "reader/cells/report_text.h"
 #include "report_render.h"
+#include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
 
 extern const char report_html_js[], report_html_css[];
@@ -35,30 +36,83 @@ static void put_value(FILE *out, const struct rowval *rv, bool incl)
 		fprintf(out, ",%" PRIu64, incl ? rv->st.incl : rv->st.excl);
 }
 
+/* --region and --source in the page, as in the other trees
+ * (report_tree.c): a row is in when its path holds a region they keep,
+ * an ancestor of one is its context (its inclusive value theirs, no
+ * weight of its own), the rest is left out. */
+enum { ROW_OUT, ROW_IN, ROW_CONTEXT };
+
+struct kept {
+	uint8_t *state;
+	uint32_t *index;		/* [row]: its index among the rows written */
+	uint64_t *ctx;			/* [row * nv + 1 + e]: a context row's incl */
+};
+
+static void keep_rows(const struct model *m, const struct mthread *mt, struct kept *k)
+{
+	const struct report *r = m->files[mt->file];
+	size_t n = mt->t->nrows, nv = 1 + m->nev;
+	uint32_t w = 0;
+
+	k->state = xcalloc(n + 1, 1);
+	k->index = xcalloc(n + 1, sizeof(*k->index));
+	k->ctx = xcalloc(n * nv + 1, sizeof(*k->ctx));
+	for (size_t j = 0; j < n; j++) {
+		uint32_t p = r->tree ? mt->t->parent[j] : NO_PARENT;
+
+		k->state[j] = m->selected[mthread_region(m, mt, rep_site(r, mt->t, j))] ||
+			      (p != NO_PARENT && k->state[p] == ROW_IN) ? ROW_IN : ROW_OUT;
+	}
+	for (size_t j = n; j-- > 0;) {
+		uint32_t p = r->tree ? mt->t->parent[j] : NO_PARENT;
+
+		if (k->state[j] == ROW_OUT || p == NO_PARENT || k->state[p] == ROW_IN)
+			continue;
+		k->state[p] = ROW_CONTEXT;
+		for (size_t v = 0; v < nv; v++) {
+			struct rowval rv = model_row_value(m, mt, j, (int)v - 1, OUTER_NODE);
+			uint64_t x = k->state[j] == ROW_IN ? rv.st.incl : k->ctx[j * nv + v];
+
+			k->ctx[p * nv + v] = sat_add64(k->ctx[p * nv + v], x);
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		k->index[j] = k->state[j] == ROW_OUT ? UINT32_MAX : w++;
+}
+
 static void thread_rows(FILE *out, const struct model *m, size_t i)
 {
 	const struct mthread *mt = &m->threads[i];
 	const struct report *r = m->files[mt->file];
 	char label[128];
+	const char *sep = "";
+	struct kept k;
 
 	snprintf(label, sizeof(label), "%s [tid %" PRIu64 "]", mt->t->name, mt->t->tid);
 	key(out, "{", "label", label);
 	fputs(", \"rows\": [", out);
+	keep_rows(m, mt, &k);
 	for (size_t j = 0; j < mt->t->nrows; j++) {
 		const struct rf_site *s = rep_site(r, mt->t, j);
 
+		if (k.state[j] == ROW_OUT)
+			continue;
 		if (r->tree && mt->t->parent[j] != NO_PARENT)
-			fprintf(out, "%s%" PRIu32, j ? ",\n" : "", mt->t->parent[j]);
+			fprintf(out, "%s%" PRIu32, sep, k.index[mt->t->parent[j]]);
 		else
-			fputs(j ? ",\n-1" : "-1", out);
+			fprintf(out, "%s-1", sep);
+		sep = ",\n";
 		fprintf(out, ",%" PRIu32 ",%" PRIu64, mthread_region(m, mt, s), s->calls);
 		for (int e = -1; e < (int)m->nev; e++) {
-			struct rowval rv = model_row_value(m, mt, j, e);
+			struct rowval rv = model_row_value(m, mt, j, e, OUTER_NODE);
 
+			if (k.state[j] == ROW_CONTEXT)
+				rv.st.incl = k.ctx[j * (1 + m->nev) + (size_t)(1 + e)], rv.st.excl = 0;
 			put_value(out, &rv, true);
 			put_value(out, &rv, false);
 		}
 	}
+	free(k.state), free(k.index), free(k.ctx);
 	fputs("]}", out);
 }
 
@@ -92,9 +146,24 @@ static void file_data(FILE *out, const struct model *m, size_t fi)
 	fputs("]}", out);
 }
 
+/* The regions some row is of: a name no region was measured under (the
+ * shim's own calibration regions) is not in the page. */
+static bool *used_regions(const struct model *m)
+{
+	bool *used = xcalloc(m->nregions + 1, sizeof(*used));
+
+	for (size_t i = 0; i < m->nthreads; i++)
+		for (size_t j = 0; j < m->threads[i].t->nrows; j++)
+			used[mthread_region(m, &m->threads[i],
+					    rep_site(m->files[m->threads[i].file], m->threads[i].t,
+						     j))] = true;
+	return used;
+}
+
 static void data(FILE *out, const struct model *m)
 {
 	char title[400];
+	bool *used;
 
 	snprintf(title, sizeof(title), "pmcshim: %s%s", m->nfiles == 1 ? m->files[0]->path :
 		 "", m->nfiles == 1 ? "" : "several processes");
@@ -110,10 +179,12 @@ static void data(FILE *out, const struct model *m)
 	else
 		fputs("null", out);
 	fputs(",\n\"regions\": [", out);
+	used = used_regions(m);
 	for (size_t i = 0; i < m->nregions; i++) {
 		fputs(i ? ", " : "", out);
-		json_string(out, m->regions[i]);
+		json_string(out, used[i] ? m->regions[i] : "");
 	}
+	free(used);
 	fputs("],\n\"files\": [", out);
 	for (size_t i = 0; i < m->nfiles; i++) {
 		fputs(i ? ",\n" : "", out);

@@ -64,9 +64,9 @@
 		return t;
 	}
 
-	// Inclusive and exclusive weight per node (w -1: calls). A recursive
-	// node's incl is 0 in the file (a region's rows never count work
-	// twice): its subtree's exclusive values stand in.
+	// Inclusive and exclusive weight per node (w -1: calls). The reader
+	// gives each row's inclusive value made from its subtree's exclusive
+	// ones (docs/reading.md): a node is never smaller than its children.
 	function weigh(t, w) {
 		const own = new Float64Array(t.n), sub = new Float64Array(t.n);
 		const incl = new Float64Array(t.n);
@@ -79,7 +79,7 @@
 			sub[t.parent[k]] += sub[k];
 		}
 		for (let k = 1; k < t.n; k++) {
-			const x = w < 0 || t.rec[k] ? sub[k] : t.incl[k * NV + w];
+			const x = w < 0 ? sub[k] : t.incl[k * NV + w];
 			incl[k] = Number.isNaN(x) ? 0 : x;
 		}
 		incl[0] = 0;
@@ -181,7 +181,8 @@
 	}
 
 	// Per region: calls, incl (not counting a region inside itself twice),
-	// excl, share of the whole, IPC where both events are there.
+	// excl, share (its excl over the whole, as in the text table), IPC
+	// where both events are there.
 	function drawTable() {
 		const t = tree, rows = new Map(), ipc = D.ipc;
 		for (let k = 1; k < t.n; k++) {
@@ -200,7 +201,7 @@
 		}
 		const all = [...rows.values()], total = tree.inclw[0];
 		for (const e of all) {
-			e.share = total ? e.incl / total : NaN;
+			e.share = total ? e.excl / total : NaN;
 			e.ipc = e.cyc ? e.ins / e.cyc : NaN;
 		}
 		all.sort((a, b) => {

@@ -45,7 +45,7 @@ void render_folded(FILE *out, struct model *m);
 /* pmcshim-report --watch: per-interval changes of a running process's
  * file until it ends, as the tables show values (raw: as measured); 0, or
  * 2 when the file cannot be read. */
-int run_watch(FILE *out, const char *path, double interval, bool raw);
+int run_watch(FILE *out, const char *path, const struct opts *o);
 
 /* pmcshim-report diff: BEFORE and AFTER (files[i] is on side[i]: 0 before,
  * 1 after; a side is a report or a run directory's reports, named name[]),

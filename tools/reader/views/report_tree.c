@@ -10,6 +10,7 @@
 #include "reader/cells/report_escape.h"
 #include "reader/cells/report_text.h"
 #include "report_render.h"
+#include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
 
 struct tkey {
@@ -29,14 +30,9 @@ static uint32_t add_node(struct tree *t, uint32_t parent, uint32_t region)
 	}
 	memset(&t->s[t->n * t->nv], 0, t->nv * sizeof(*t->s));
 	n = &t->node[t->n];
-	*n = (struct tnode){ parent, region, NO_NODE, NO_NODE, 0, false, 0 };
-	if (parent != NO_NODE) {
-		const struct tnode *p = &t->node[parent];
-
-		n->depth = p->depth + 1;
-		for (uint32_t a = parent; a != NO_NODE && !n->recursive; a = t->node[a].parent)
-			n->recursive = t->node[a].region == region;
-	}
+	*n = (struct tnode){ parent, region, NO_NODE, NO_NODE, 0, T_IN, 0 };
+	if (parent != NO_NODE)
+		n->depth = t->node[parent].depth + 1;
 	return (uint32_t)t->n++;
 }
 
@@ -72,7 +68,7 @@ static void add_thread(struct tree *t, size_t i, uint32_t **scratch, size_t *sca
 		(*scratch)[j] = k;
 		t->node[k].calls += s->calls;
 		for (int e = -1; e < (int)m->nev; e++) {
-			struct rowval rv = model_row_value(m, mt, j, e);
+			struct rowval rv = model_row_value(m, mt, j, e, OUTER_NODE);
 
 			sum_add(&t->s[k * t->nv + (size_t)(1 + e)], &rv, s->calls);
 		}
@@ -83,25 +79,6 @@ static bool in_scope(const struct model *m, size_t i, size_t file, size_t thread
 {
 	return (thread == SIZE_MAX || thread == i) &&
 	       (file == SIZE_MAX || file == m->threads[i].file);
-}
-
-/* Children have higher numbers than their parents: a reverse sweep adds
- * each subtree's exclusive values up. */
-static void inclusive(struct tree *t)
-{
-	uint64_t *sub = xcalloc(t->n * t->nv, sizeof(*sub));
-
-	for (size_t k = t->n; k-- > 1;) {
-		for (size_t v = 0; v < t->nv; v++) {
-			uint64_t *a = &sub[k * t->nv + v], *p = &sub[t->node[k].parent * t->nv + v];
-
-			*a = *a + t->s[k * t->nv + v].excl < *a ? UINT64_MAX :
-				 *a + t->s[k * t->nv + v].excl;
-			*p = *p + *a < *p ? UINT64_MAX : *p + *a;
-			t->incl[k * t->nv + v] = t->node[k].recursive ? *a : t->s[k * t->nv + v].incl;
-		}
-	}
-	free(sub);
 }
 
 static int by_weight(const void *a, const void *b, void *arg)
@@ -124,17 +101,64 @@ static int by_weight(const void *a, const void *b, void *arg)
 static void link_children(struct tree *t)
 {
 	uint32_t *order = xmalloc(t->n * sizeof(*order));
+	size_t n = 0;
 
 	for (uint32_t k = 1; k < t->n; k++)
-		order[k - 1] = k;
-	qsort_r(order, t->n - 1, sizeof(*order), by_weight, t);
-	for (size_t i = t->n - 1; i-- > 0;) {
+		if (t->node[k].in != T_OUT)
+			order[n++] = k;
+	t->nshown = n;
+	qsort_r(order, n, sizeof(*order), by_weight, t);
+	for (size_t i = n; i-- > 0;) {
 		struct tnode *c = &t->node[order[i]], *p = &t->node[c->parent];
 
 		c->next = p->child;
 		p->child = order[i];
 	}
 	free(order);
+}
+
+/* The root holds the whole: every outermost region's inclusive value,
+ * before --region leaves any out (shares stay shares of the whole). */
+static void whole(struct tree *t)
+{
+	for (uint32_t k = 1; k < t->n; k++)
+		for (size_t v = 0; t->node[k].parent == 0 && v < t->nv; v++) {
+			struct sum *r = &t->s[v], *c = &t->s[k * t->nv + v];
+
+			r->have += c->have;
+			r->incl = c->have ? sat_add64(r->incl, c->incl) : r->incl;
+		}
+}
+
+/* --region and --source: a node is in when its path holds a region they
+ * keep (its whole subtree with it); an ancestor of one stays as its
+ * context, its inclusive value its children's, none of its own weight.
+ * Children have higher numbers than their parents. */
+static void select_paths(struct tree *t)
+{
+	const struct model *m = t->m;
+
+	for (uint32_t k = 1; k < t->n; k++) {
+		struct tnode *n = &t->node[k];
+
+		n->in = m->selected[n->region] || (n->parent && t->node[n->parent].in == T_IN) ?
+			T_IN : T_OUT;
+	}
+	for (uint32_t k = (uint32_t)t->n; k-- > 1;) {
+		struct tnode *n = &t->node[k];
+
+		if (n->in != T_OUT && n->parent && t->node[n->parent].in == T_OUT) {
+			t->node[n->parent].in = T_CONTEXT;
+			for (size_t v = 0; v < t->nv; v++)
+				t->s[n->parent * t->nv + v].incl = t->s[n->parent * t->nv + v].excl = 0;
+		}
+		if (n->in != T_OUT && n->parent && t->node[n->parent].in == T_CONTEXT)
+			for (size_t v = 0; v < t->nv; v++) {
+				uint64_t *p = &t->s[n->parent * t->nv + v].incl;
+
+				*p = sat_add64(*p, t->s[k * t->nv + v].incl);
+			}
+	}
 }
 
 struct tree *tree_build(const struct model *m, size_t file, size_t thread)
@@ -149,8 +173,8 @@ struct tree *tree_build(const struct model *m, size_t file, size_t thread)
 		if (in_scope(m, i, file, thread))
 			add_thread(t, i, &scratch, &scap);
 	free(scratch);
-	t->incl = xcalloc(t->n * t->nv, sizeof(*t->incl));
-	inclusive(t);
+	whole(t);
+	select_paths(t);
 	link_children(t);
 	return t;
 }
@@ -165,7 +189,7 @@ void tree_free(struct tree *t)
 		HASH_DEL(t->hash, k);
 		free(k);
 	}
-	free(t->node), free(t->s), free(t->incl), free(t);
+	free(t->node), free(t->s), free(t);
 }
 
 const struct sum *tree_sum(const struct tree *t, uint32_t k, int e)
@@ -175,21 +199,13 @@ const struct sum *tree_sum(const struct tree *t, uint32_t k, int e)
 
 uint64_t tree_incl(const struct tree *t, uint32_t k, int e)
 {
-	return t->incl[k * t->nv + (size_t)(1 + e)];
+	return tree_sum(t, k, e)->incl;
 }
 
 bool tree_total(const struct tree *t, int e, uint64_t *v)
 {
-	bool have = false;
-
-	*v = 0;
-	for (uint32_t c = t->node[0].child; c != NO_NODE; c = t->node[c].next) {
-		if (!tree_sum(t, c, e)->have)
-			continue;
-		have = true;
-		*v = *v + tree_incl(t, c, e) < *v ? UINT64_MAX : *v + tree_incl(t, c, e);
-	}
-	return have;
+	*v = tree_sum(t, 0, e)->incl;
+	return tree_sum(t, 0, e)->have;
 }
 
 bool model_has_tree(const struct model *m)
@@ -269,7 +285,7 @@ static void tree_row(struct table *tb, const struct tree *t, uint32_t k, uint64_
 	free(name);
 	tbl_put(tb, "%s", fmt_num(b, t->node[k].calls, H_EXACT));
 	tbl_put(tb, "%s", est_cell(b, w, tree_incl(t, k, m->weight), how));
-	tbl_put(tb, "%s", est_cell(b, w, w->excl, how));
+	tbl_put(tb, "%s", t->node[k].in == T_CONTEXT ? "-" : est_cell(b, w, w->excl, how));
 	share_cell(tb, has_total && w->have, tree_incl(t, k, m->weight), total);
 }
 
@@ -288,7 +304,7 @@ static void tree_rows(struct table *tb, const struct tree *t, uint32_t k, uint64
 
 		if (has_total && total && m->o->min_share > 0 &&
 		    (double)v < m->o->min_share * (double)total) {
-			low = low + v < low ? UINT64_MAX : low + v;
+			low = sat_add64(low, v);
 			n++;
 			continue;
 		}
@@ -312,14 +328,14 @@ static void render_one_tree(FILE *out, struct model *m, const struct tscope *sc)
 	struct table tb;
 
 	fprintf(out, "\nregion tree%s%s, weight %s: %zu nodes\n", sc->name[0] ? " of " : "",
-		sc->name, model_weight_name(m), t->n - 1);
+		sc->name, model_weight_name(m), t->nshown);
 	tbl_init(&tb, 5);
 	tbl_left(&tb, 0);
 	tbl_put(&tb, "region");
 	tbl_put(&tb, "calls");
 	tbl_put(&tb, "incl");
 	tbl_put(&tb, "excl");
-	tbl_put(&tb, "share");
+	tbl_put(&tb, "incl share");
 	tree_rows(&tb, t, 0, total, has_total);
 	tbl_print(&tb, out);
 	tree_free(t);
@@ -425,6 +441,7 @@ struct samples {
 	bool first;
 	uint32_t *path;
 	size_t cap;
+	uint32_t *frame;		/* [region]: its index in the frames */
 };
 
 static void sample_stack(const struct tree *t, uint32_t k, void *arg)
@@ -435,7 +452,7 @@ static void sample_stack(const struct tree *t, uint32_t k, void *arg)
 	fputs(s->first ? "[" : ", [", s->out);
 	s->first = false;
 	for (size_t i = 0; i < n; i++)
-		fprintf(s->out, "%s%" PRIu32, i ? "," : "", s->path[i]);
+		fprintf(s->out, "%s%" PRIu32, i ? "," : "", s->frame[s->path[i]]);
 	putc(']', s->out);
 }
 
@@ -476,27 +493,46 @@ static void speedscope_profile(FILE *out, struct model *m, const struct tscope *
 	tree_free(t);
 }
 
+/* The frames: the regions some row is of, so that names no region was
+ * measured under (the shim's own calibration regions) are none. */
+static uint32_t *speedscope_frames(FILE *out, const struct model *m)
+{
+	uint32_t *frame = xmalloc((m->nregions + 1) * sizeof(*frame)), n = 0;
+
+	memset(frame, 0xff, (m->nregions + 1) * sizeof(*frame));
+	for (size_t i = 0; i < m->nthreads; i++)
+		for (size_t j = 0; j < m->threads[i].t->nrows; j++)
+			frame[mthread_region(m, &m->threads[i],
+					     rep_site(m->files[m->threads[i].file], m->threads[i].t,
+						      j))] = 0;
+	for (size_t i = 0; i < m->nregions; i++) {
+		if (frame[i])
+			continue;
+		fputs(n ? ", " : "", out);
+		fputs("{\"name\": ", out);
+		json_string(out, m->regions[i]);
+		putc('}', out);
+		frame[i] = n++;
+	}
+	return frame;
+}
+
 void render_speedscope(FILE *out, struct model *m)
 {
 	struct tscope *sc;
 	size_t n = scopes(m, true, &sc);
-	struct samples s = { out, true, NULL, 0 };
+	struct samples s = { out, true, NULL, 0, NULL };
 
 	fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
 	      " \"exporter\": \"" PROG "\", \"name\": ", out);
 	json_string(out, m->nfiles == 1 ? m->files[0]->path : "pmcshim regions");
 	fputs(", \"activeProfileIndex\": 0,\n \"shared\": {\"frames\": [", out);
-	for (size_t i = 0; i < m->nregions; i++) {
-		fputs(i ? ", " : "", out);
-		fputs("{\"name\": ", out);
-		json_string(out, m->regions[i]);
-		putc('}', out);
-	}
+	s.frame = speedscope_frames(out, m);
 	fputs("]},\n \"profiles\": [\n", out);
 	for (size_t i = 0; i < n; i++) {
 		speedscope_profile(out, m, &sc[i], &s);
 		fputs(i + 1 < n ? ",\n" : "\n", out);
 	}
 	fputs(" ]}\n", out);
-	free(s.path), free(sc);
+	free(s.path), free(s.frame), free(sc);
 }

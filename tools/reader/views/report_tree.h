@@ -18,8 +18,7 @@ struct tnode {
 	uint32_t parent, region;	/* model region; the root (node 0): NO_NODE */
 	uint32_t child, next;		/* first child, next sibling, heaviest first */
 	uint32_t depth;			/* the root 0, outermost regions 1 */
-	bool recursive;			/* its region is open further up: the shim
-					 * adds nothing to its incl (see tree_incl) */
+	enum { T_IN, T_CONTEXT, T_OUT } in; /* --region (select_paths) */
 	uint64_t calls;
 };
 
@@ -28,9 +27,9 @@ struct tkey;
 struct tree {
 	const struct model *m;
 	size_t n, cap, nv;		/* nv: 1 + m->nev values per node */
+	size_t nshown;			/* nodes not T_OUT */
 	struct tnode *node;
 	struct sum *s;			/* [node * nv + 1 + e]: e -1 wall, else event */
-	uint64_t *incl;			/* the same: inclusive as the tree shows it */
 	struct tkey *hash;		/* (parent, region) -> node */
 };
 
@@ -39,20 +38,19 @@ struct tree {
 struct tree *tree_build(const struct model *m, size_t file, size_t thread);
 void tree_free(struct tree *t);
 
-/* Node k's sum of value e (-1: wall time), and its inclusive value: the
- * sum's incl, but for a recursive node (whose incl the shim leaves at 0,
- * so that a region's rows never count the same work twice) the exclusive
- * values of its subtree. */
+/* Node k's sum of value e (-1: wall time), and its inclusive value: its
+ * rows' derived incl (report_incl.h), so a node is its exclusive value
+ * plus its children's inclusive ones, recursive or not. */
 const struct sum *tree_sum(const struct tree *t, uint32_t k, int e);
 uint64_t tree_incl(const struct tree *t, uint32_t k, int e);
-/* The inclusive weight of all outermost regions; false when none has a
- * value. */
+/* The inclusive weight of all outermost regions, --region or not; false
+ * when none has a value. */
 bool tree_total(const struct tree *t, int e, uint64_t *v);
 
 /* Every file holds a tree (else paths are one region deep). */
 bool model_has_tree(const struct model *m);
 
-/* --tree: indented, inclusive, exclusive and share of the weight per
+/* --tree: indented, inclusive, exclusive and incl share of the weight per
  * node; children below --min-share collapsed into one line. */
 void render_tree(FILE *out, struct model *m);
 /* --format folded: "main;solve;factor 1234", exclusive weight. */

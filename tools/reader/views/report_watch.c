@@ -225,6 +225,9 @@ static void print_legend(FILE *out, const struct report *r)
 			"counted in it; --raw shows measured values\n");
 }
 
+/* --region: the regions whose lines are printed (NULL: all). */
+static const regex_t *only;
+
 /* The interval's lines, in region id order, and its notes; *legend: the
  * legend was printed. */
 static void print_block(FILE *out, const struct report *r, const struct interval *iv, double t,
@@ -233,7 +236,8 @@ static void print_block(FILE *out, const struct report *r, const struct interval
 	bool marked = false;
 
 	for (size_t id = 0; id < iv->nids; id++)
-		if (r->names[id] && iv->line[id] != UINT32_MAX)
+		if (r->names[id] && iv->line[id] != UINT32_MAX &&
+		    (!only || !regexec(only, r->names[id], 0, NULL, 0)))
 			marked |= print_line(out, r, iv, id, t, namew);
 	note_below(out, iv->nbelow);
 	if (marked && !*legend)
@@ -348,12 +352,13 @@ static int watch(FILE *out, const char *path, double interval, bool raw)
 	return 0;
 }
 
-int run_watch(FILE *out, const char *path, double interval, bool raw)
+int run_watch(FILE *out, const char *path, const struct opts *o)
 {
 	int rc;
 
+	only = o->has_re ? &o->re : NULL;
 	sz = symbolizer_new();
-	rc = watch(out, path, interval, raw);
+	rc = watch(out, path, o->watch, o->raw);
 	symbolizer_free(sz);
 	sz = NULL;
 	return rc;
