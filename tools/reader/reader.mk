@@ -29,8 +29,10 @@ READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
 READER_LIBS := -pthread -lm
 else
 READER_DEFS :=
-READER_LIBS := -ldw -lelf -pthread -lm
-READER_OBJ += $(B)/tools/reader/data/symbolize.o
+# C++ and Rust names: libstdc++'s demangler, linked by the runtime's file
+# name (gcc brings libstdc++6; the -dev package with libstdc++.so is g++'s)
+READER_LIBS := -ldw -lelf -l:libstdc++.so.6 -pthread -lm
+READER_OBJ += $(B)/tools/reader/data/symbolize.o $(B)/tools/reader/data/demangle.o
 endif
 
 $(B)/tools:

@@ -44,6 +44,12 @@ bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_
 	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
 	return false;
 }
+
+const char *symbolize_unusable(struct symbolizer *s, const char *path, const char *build_id)
+{
+	(void)s, (void)path, (void)build_id;
+	return NULL;
+}
 #endif
 
 struct fkey {
@@ -182,6 +188,42 @@ void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
 		fn(arg, s->notes[i].path, s->notes[i].note);
 }
 
+/* Said once per module and reader, on stderr (every format keeps its
+ * output): the regions of a module that cannot name them, such as a binary
+ * rebuilt since the run, are shown as module+offset. */
+static void warn_unusable(const char *path, const char *why)
+{
+	static const char *said[16];	/* the paths said, the first few */
+	static size_t nsaid;
+
+	for (size_t i = 0; i < nsaid; i++)
+		if (strcmp(said[i], path) == 0)
+			return;
+	if (nsaid < sizeof(said) / sizeof(said[0]) && !(said[nsaid] = strdup(path)))
+		return;
+	nsaid += nsaid < sizeof(said) / sizeof(said[0]);
+	fprintf(stderr, PROG ": %s: %s: its regions are named module+offset%s\n", path, why,
+		strncmp(why, "build-id", 8) == 0 ? " (rebuilt? run it again to name them)" : "");
+}
+
+/* The text region `o` is named after: its symbol, or (frame-like) its
+ * call's function and line; false when the module holds no symbol there. */
+static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
+			  const struct rep_module *mod, char *sym, size_t len)
+{
+	const char *why = symbolize_unusable(sz, mod->path, mod->build_id);
+	uint64_t off = o->addr - mod->base;
+
+	if (why) {
+		warn_unusable(mod->path, why);
+		snprintf(sym, len, "%s+0x%" PRIx64, base_name(mod->path), off);
+		return true;
+	}
+	if (o->addr_kind == RF_ADDR_CALL)
+		return symbolize(sz, mod->path, mod->build_id, off, sym, len, NULL) != SYM_MODULE;
+	return symbolize_symbol(sz, mod->path, mod->build_id, off, sym, len);
+}
+
 void symbols_name_regions(struct symbolizer *sz, struct report *r)
 {
 	char sym[512], text[1024];
@@ -191,11 +233,7 @@ void symbols_name_regions(struct symbolizer *sz, struct report *r)
 		int32_t m = o && o->addr ? rep_module_of(r, o->addr, rf_origin_gen(o)) : -1;
 		const struct rep_module *mod = m >= 0 ? &r->modules[m] : NULL;
 
-		if (!mod || !(o->addr_kind == RF_ADDR_CALL ?
-			      symbolize(sz, mod->path, mod->build_id, o->addr - mod->base, sym,
-					sizeof(sym), NULL) != SYM_MODULE :
-			      symbolize_symbol(sz, mod->path, mod->build_id, o->addr - mod->base,
-					       sym, sizeof(sym))))
+		if (!mod || !region_symbol(sz, o, mod, sym, sizeof(sym)))
 			continue;
 		snprintf(text, sizeof(text), "%.*s%s", (int)o->prefix, r->names[id], sym);
 		r->names[id] = pool_strdup(&r->pool, text);

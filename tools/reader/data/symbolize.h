@@ -49,4 +49,9 @@ bool symbolize_function(struct symbolizer *s, const char *path, const char *buil
 bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_id,
 		      uint64_t offset, char *out, size_t outlen);
 
+/* Why the module at `path` cannot name the run's addresses: "module not
+ * found", "not an ELF file", "build-id mismatch: file changed since the
+ * run"; NULL when it can. */
+const char *symbolize_unusable(struct symbolizer *s, const char *path, const char *build_id);
+
 #endif
