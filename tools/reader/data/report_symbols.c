@@ -66,6 +66,7 @@ struct fent {
 struct note {
 	int64_t mod;
 	const char *path, *note;
+	bool lines;		/* some frame of the module had its line */
 };
 
 /* Cache entries come in chunks: a report can have 100 000 distinct frames. */
@@ -113,14 +114,20 @@ void symbols_free(struct symbols *s)
 	free(s);
 }
 
-/* One note per module: the first reason its frames fell short. */
-static void add_note(struct symbols *s, int64_t mod, const char *path, const char *note)
+/* One note per module: the first reason its frames fell short (note
+ * NULL: none yet, the module only known to have lines). */
+static void add_note(struct symbols *s, int64_t mod, const char *path, const char *note,
+		     bool lines)
 {
 	for (size_t i = 0; i < s->nnotes; i++)
-		if (s->notes[i].mod == mod)
+		if (s->notes[i].mod == mod) {
+			s->notes[i].lines |= lines;
+			if (!s->notes[i].note)
+				s->notes[i].note = note;
 			return;
+		}
 	s->notes = grow(s->notes, &s->notes_cap, s->nnotes + 1, sizeof(*s->notes));
-	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note };
+	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note, lines };
 }
 
 static const char *base_name(const char *path)
@@ -142,14 +149,14 @@ static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 			return pool_strdup(&s->pool, f->symbol);
 		if (s->sz) /* names were asked for: say why there are none */
 			add_note(s, -1, "(no module)", "addresses in no module loaded when their "
-				 "stack was recorded (generated code?): shown as addresses");
+				 "stack was recorded (generated code?): shown as addresses", false);
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, f->addr);
 		return pool_strdup(&s->pool, buf);
 	}
 	if (s->sz)
 		q = symbolize(s->sz, path, build_id, f->offset, buf, sizeof(buf), &note);
-	if (note)
-		add_note(s, gmod, path, note);
+	if (note || q == SYM_LINE)
+		add_note(s, gmod, path, note, q == SYM_LINE);
 	if (q == SYM_LINE || q == SYM_FUNCTION)
 		return pool_strdup(&s->pool, buf);
 	if (f->symbol)
@@ -184,8 +191,14 @@ const char *symbols_frame(struct symbols *s, int64_t gmod, const char *path,
 void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
 						 const char *note), void *arg)
 {
-	for (size_t i = 0; i < s->nnotes; i++)
-		fn(arg, s->notes[i].path, s->notes[i].note);
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct note *n = &s->notes[i];
+
+		/* a module with lines has its debug info: the frames without
+		 * are code built without (crt1.o's _start), nothing to fix */
+		if (n->note && !(n->lines && strcmp(n->note, "no line info") == 0))
+			fn(arg, n->path, n->note);
+	}
 }
 
 /* Said once per module and reader, on stderr (every format keeps its
@@ -238,4 +251,19 @@ void symbols_name_regions(struct symbolizer *sz, struct report *r)
 		snprintf(text, sizeof(text), "%.*s%s", (int)o->prefix, r->names[id], sym);
 		r->names[id] = pool_strdup(&r->pool, text);
 	}
+}
+
+bool symbols_in_marker_header(const char *frame)
+{
+	static const char header[] = "pmcshim.h:";
+	const char *colon = strrchr(frame, ':'), *at;
+	size_t n = sizeof(header) - 1;
+
+	/* "function (dir/pmcshim.h:123)": the file is the header itself */
+	if (!colon || (size_t)(colon + 1 - frame) < n + 1)
+		return false;
+	at = colon + 1 - n;
+	return strncmp(at, header, n) == 0 && (at[-1] == '/' || at[-1] == '(') &&
+	       strspn(colon + 1, "0123456789") > 0 && strcmp(colon + 1 + strspn(colon + 1,
+								 "0123456789"), ")") == 0;
 }

@@ -30,6 +30,10 @@ void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
  * the symbols of the module that holds it: r->names[id] becomes the
  * name's prefix and the symbol ("solve._omp_fn.0"); left as recorded
  * ("0x55d0c0a01234") when no symbol says. */
+/* Whether a frame's text ("function (file:line)") is in include/pmcshim.h,
+ * the marker header. */
+bool symbols_in_marker_header(const char *frame);
+
 struct symbolizer;
 void symbols_name_regions(struct symbolizer *sz, struct report *r);
 
