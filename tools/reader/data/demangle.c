@@ -89,19 +89,19 @@ bool demangle(const char *name, char *out, size_t outlen)
 {
 	const char *version = name ? strchr(name, '@') : NULL;
 	size_t len = name ? (version ? (size_t)(version - name) : strlen(name)) : 0;
-	char sym[1024], *d;
+	char *sym, *d;
 	int status = -1;
 
 	/* "_Z..." (and "__Z...", as some targets add an underscore); the
 	 * version "@@GLIBCXX_3.4" is the linker's, not the compiler's */
-	if (!out || !outlen || len < 3 || len >= sizeof(sym) ||
-	    !(strncmp(name, "_Z", 2) == 0 || strncmp(name, "__Z", 3) == 0))
+	if (!out || !outlen || len < 3 ||
+	    !(strncmp(name, "_Z", 2) == 0 || strncmp(name, "__Z", 3) == 0) ||
+	    !(sym = strndup(name, len)))
 		return false;
-	memcpy(sym, name, len);
-	sym[len] = '\0';
 	d = __cxa_demangle(sym[1] == '_' ? sym + 1 : sym, NULL, NULL, &status);
 	if (!d || status != 0) {
 		free(d);
+		free(sym);
 		return false;
 	}
 	if (rust_hash(sym, len)) {
@@ -111,6 +111,7 @@ bool demangle(const char *name, char *out, size_t outlen)
 			cut[-1] = '\0';
 		rust_unescape(d);
 	}
+	free(sym);
 	snprintf(out, outlen, "%s%s", d, version ? version : "");
 	free(d);
 	return true;

@@ -179,6 +179,7 @@ static void map_threads_and_regions(struct model *m)
 			if (m->files[f]->names[id])
 				m->source[m->namemap[f][id]] = (uint8_t)rep_source(m->files[f],
 										    (uint32_t)id);
+	m->labels = xcalloc(m->nregions + 1, sizeof(*m->labels));
 	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
 	for (size_t i = 0; i < m->nregions; i++) {
 		bool re = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
@@ -528,6 +529,9 @@ void model_free(struct model *m)
 	}
 	pool_free(&m->gpool);
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
+	for (size_t i = 0; m->labels && i < m->nregions; i++)
+		free(m->labels[i]);
+	free(m->labels);
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);
 	free(m->ev), free(m->evmap);
 	free(m->file_total);

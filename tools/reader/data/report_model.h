@@ -138,6 +138,9 @@ struct model {
 	struct mthread *threads;
 	size_t nregions;
 	const char **regions;
+	/* [region]: its name as a table column shows it, made on first use
+	 * by cells/report_labels.c (NULL until then); freed here */
+	char **labels;
 	uint32_t **namemap;		/* [file][name id] -> region */
 	uint8_t *source;		/* [region]: enum rf_from (the first file's) */
 	bool show_source;		/* some region shown is not a marker's */

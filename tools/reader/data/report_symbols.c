@@ -140,7 +140,7 @@ static const char *base_name(const char *path)
 static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 			    const char *build_id, const struct rep_frame *f)
 {
-	char buf[1024];
+	char buf[SYM_TEXT_MAX];
 	const char *note = NULL;
 	enum sym_quality q = SYM_MODULE;
 
@@ -239,7 +239,7 @@ static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
 
 void symbols_name_regions(struct symbolizer *sz, struct report *r)
 {
-	char sym[512], text[1024];
+	char sym[SYM_TEXT_MAX], text[SYM_TEXT_MAX + 256];
 
 	for (size_t id = 0; id < r->nname_ids; id++) {
 		const struct rf_origin *o = rep_origin(r, (uint32_t)id);

@@ -328,7 +328,7 @@ static bool inlined_frames(Dwarf_Die *cu, Dwarf_Addr addr, const char *name,
 		n = dwarf_getscopes_die(&inner, &scopes);
 	}
 	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
-		char nice[512];
+		char nice[SYM_NAME_MAX];
 
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue; /* a lexical block */
@@ -362,7 +362,7 @@ static enum sym_quality lookup(struct module *m, uint64_t offset, char *out,
 	const char *name, *file;
 	Dwarf_Line *line;
 	Dwarf_Die cu;
-	char nice[512];
+	char nice[SYM_NAME_MAX];
 	int lineno = 0;
 
 	if (offset == 0 || !dwfl_module_getelf(m->mod, &bias))
@@ -447,7 +447,7 @@ bool symbolize_function(struct symbolizer *s, const char *path, const char *buil
 			uint64_t offset, char *out, size_t outlen)
 {
 	GElf_Off symoff;
-	char buf[512];
+	char buf[SYM_NAME_MAX];
 	const char *name = offset ? symbol_at(s, path, build_id, offset - 1, &symoff, buf,
 					      sizeof(buf)) : NULL;
 
@@ -462,7 +462,7 @@ bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_
 		      uint64_t offset, char *out, size_t outlen)
 {
 	GElf_Off symoff;
-	char buf[512];
+	char buf[SYM_NAME_MAX];
 	const char *name = symbol_at(s, path, build_id, offset, &symoff, buf, sizeof(buf));
 
 	if (!name)

@@ -18,6 +18,12 @@ enum sym_quality {
 	SYM_MODULE,	/* "module+0xoff" (no symbol, or module not usable) */
 };
 
+/* Room for a name (a demangled C++ name can run to thousands of
+ * characters), and for a frame's text: a name and its line per function
+ * inlined there. Longer text is cut. */
+#define SYM_NAME_MAX 4096
+#define SYM_TEXT_MAX (4 * SYM_NAME_MAX)
+
 struct symbolizer;
 
 struct symbolizer *symbolizer_new(void);
