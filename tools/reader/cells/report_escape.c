@@ -204,6 +204,67 @@ static char *cut_templates(char *e, size_t maxw)
 	return e;
 }
 
+/* match[i]: for an opening '<' (template) or '(' at i, its closing
+ * bracket's index; 0 elsewhere. False when the brackets do not pair up. */
+static bool match_brackets(const char *s, size_t *match)
+{
+	size_t n = strlen(s), *stack = xmalloc((n + 1) * sizeof(*stack)), depth = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < n && ok; i++) {
+		bool angle = (s[i] == '<' || s[i] == '>') && !in_operator(s, i);
+
+		match[i] = 0;
+		if (angle ? s[i] == '<' : s[i] == '(')
+			stack[depth++] = i;
+		else if (angle || s[i] == ')')
+			ok = depth > 0 && s[stack[depth - 1]] == (s[i] == ')' ? '(' : '<') &&
+			     (match[stack[--depth]] = i, true);
+	}
+	free(stack);
+	return ok && depth == 0;
+}
+
+/* Whether one of the n positions lies in [from, to]. */
+static bool holds(const size_t *pos, size_t n, size_t from, size_t to)
+{
+	for (size_t k = 0; k < n; k++)
+		if (from <= pos[k] && pos[k] <= to)
+			return true;
+	return false;
+}
+
+char *escape_name_keeping(const char *s, size_t maxw, const size_t *at, size_t nat)
+{
+	char *e = escape_all(s), *out;
+	size_t n = strlen(e), *match = xmalloc((n + 1) * sizeof(*match)), o = 0;
+	size_t *pos = xmalloc((nat ? nat : 1) * sizeof(*pos));
+
+	for (size_t k = 0; k < nat; k++) {	/* where at[k] of s is in e */
+		char *head = strndup(s, at[k]), *he = head ? escape_all(head) : NULL;
+
+		pos[k] = he ? strlen(he) : 0;
+		free(head), free(he);
+	}
+	out = xmalloc(2 * n + 1);
+	if (!match_brackets(e, match)) {
+		free(match), free(out), free(pos);
+		return cut_middle(e, maxw);
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[o++] = e[i];
+		/* a group not holding a difference, but for a location
+		 * "f (file.c:12)": its contents left out */
+		if (match[i] > i + 1 && !holds(pos, nat, i, match[i]) && !(i > 0 && e[i - 1] == ' ')) {
+			memcpy(out + o, ELLIPSIS, 3), o += 3;
+			i = match[i] - 1;
+		}
+	}
+	out[o] = '\0';
+	free(match), free(e), free(pos);
+	return cut_middle(out, maxw);
+}
+
 char *escape_name_cut(const char *s, size_t maxw, enum name_cut how)
 {
 	char *e = escape_all(s);

@@ -23,6 +23,11 @@ enum name_cut {
  * shortened to at most maxw characters (0: no limit) with "…" where text
  * was left out. Returns a string that the caller frees. */
 char *escape_name_cut(const char *s, size_t maxw, enum name_cut how);
+/* s escaped, every template argument list and parameter list left out
+ * but those that hold one of the nat bytes at[] of s (where s differs
+ * from names that shorten the same), then cut as CUT_MIDDLE to maxw
+ * columns. */
+char *escape_name_keeping(const char *s, size_t maxw, const size_t *at, size_t nat);
 /* escape_name_cut(s, maxw, CUT_TEMPLATES) */
 char *escape_name(const char *s, size_t maxw);
 

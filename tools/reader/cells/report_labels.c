@@ -1,11 +1,12 @@
 /* See report_labels.h. A shortened name stands for the name only while no
  * other region's shortens to the same text: "std::map<…>::find(…)" is both
- * std::map<int, int>'s and std::map<long, long>'s. Such regions are cut
- * again to twice the width, then four times, then shown in full: a wider
- * column rather than rows that read the same. */
+ * std::map<int, int>'s and std::map<long, long>'s. Such regions are shown
+ * again with the brackets that hold the difference open
+ * ("std::map<int, int>::find(…)") in a column up to four times as wide,
+ * and in full where that still does not tell them apart: a wider column
+ * rather than rows that read the same. */
 #include "report_labels.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,32 +23,54 @@ static int by_text(const void *a, const void *b)
 	return strcmp(((const struct label *)a)->text, ((const struct label *)b)->text);
 }
 
-/* Whether l[i]'s text is also the text of a neighbour (l sorted). */
-static int clashes(const struct label *l, size_t n, size_t i)
+/* Where name a first differs from name b. */
+static size_t differs_at(const char *a, const char *b)
 {
-	return (i > 0 && strcmp(l[i].text, l[i - 1].text) == 0) ||
-	       (i + 1 < n && strcmp(l[i].text, l[i + 1].text) == 0);
+	size_t k = 0;
+
+	while (a[k] && a[k] == b[k])
+		k++;
+	return k;
 }
 
-/* One pass over the labels (sorted): those that read the same as another
- * are made again in a column twice as wide, the last pass in full.
- * Returns how many were. */
-static size_t relabel(const struct model *m, struct label *l, size_t n, int pass, int last)
+/* l[i] made again, keeping where its name differs from those of the other
+ * labels in [from, to) (which read the same as it). */
+static char *keeping(const struct model *m, const struct label *l, size_t i, size_t from,
+		     size_t to)
 {
-	bool *again = xcalloc(n ? n : 1, sizeof(*again));
-	size_t changed = 0;
+	size_t *at = xcalloc(to - from, sizeof(*at)), nat = 0;
+	const char *name = m->regions[l[i].region];
+	char *text;
 
-	for (size_t i = 0; i < n; i++)
-		again[i] = clashes(l, n, i);
-	for (size_t i = 0; i < n; i++) {
-		if (!again[i])
+	for (size_t j = from; j < to; j++)
+		if (j != i)
+			at[nat++] = differs_at(name, m->regions[l[j].region]);
+	text = escape_name_keeping(name, 4 * NAME_COLUMN_MAX, at, nat);
+	free(at);
+	return text;
+}
+
+/* One pass over the labels (sorted): each run of labels that read the same
+ * is made again, the first pass keeping where their names differ in a
+ * column up to four times as wide, the second in full. Returns how many
+ * were. */
+static size_t relabel(const struct model *m, struct label *l, size_t n, int pass)
+{
+	size_t changed = 0, from = 0;
+	char **text = xcalloc(n ? n : 1, sizeof(*text));
+
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && strcmp(l[i].text, l[from].text) == 0)
 			continue;
-		free(l[i].text);
-		l[i].text = escape_name_cut(m->regions[l[i].region], NAME_COLUMN_MAX << (pass + 1),
-					    pass == last ? CUT_NONE : CUT_TEMPLATES);
-		changed++;
+		for (size_t j = from; i - from > 1 && j < i; j++, changed++)
+			text[j] = pass == 0 ? keeping(m, l, j, from, i) :
+					      escape_name_cut(m->regions[l[j].region], 0, CUT_NONE);
+		from = i;
 	}
-	free(again);
+	for (size_t i = 0; i < n; i++)
+		if (text[i])
+			free(l[i].text), l[i].text = text[i];
+	free(text);
 	return changed;
 }
 
@@ -59,9 +82,9 @@ static void make_labels(const struct model *m)
 
 	for (size_t i = 0; i < n; i++)
 		l[i] = (struct label){ (uint32_t)i, escape_name(m->regions[i], NAME_COLUMN_MAX) };
-	for (int pass = 0; pass < 3; pass++) {
+	for (int pass = 0; pass < 2; pass++) {
 		qsort(l, n, sizeof(*l), by_text);
-		if (!relabel(m, l, n, pass, 2))
+		if (!relabel(m, l, n, pass))
 			break;
 	}
 	for (size_t i = 0; i < n; i++)
