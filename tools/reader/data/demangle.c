@@ -34,8 +34,8 @@ static bool is_hex(const char *s, size_t n)
 /* The mangled name ends in a Rust hash component: "17h" 16 hex digits "E". */
 static bool rust_hash(const char *mangled, size_t len)
 {
-	return len > 21 && memcmp(mangled + len - 21, "17h", 3) == 0 &&
-	       is_hex(mangled + len - 18, 16) && mangled[len - 1] == 'E';
+	return len > 20 && memcmp(mangled + len - 20, "17h", 3) == 0 &&
+	       is_hex(mangled + len - 17, 16) && mangled[len - 1] == 'E';
 }
 
 /* One "$uXX$" escape at s (an ASCII character by its hex code): its

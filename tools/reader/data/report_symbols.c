@@ -220,7 +220,8 @@ static void warn_unusable(const char *path, const char *why)
 }
 
 /* The text region `o` is named after: its symbol, or (frame-like) its
- * call's function and line; false when the module holds no symbol there. */
+ * call's function and line; module+offset when the module cannot say
+ * (rebuilt since the run); false when it holds no symbol there. */
 static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
 			  const struct rep_module *mod, char *sym, size_t len)
 {
@@ -232,8 +233,14 @@ static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
 		snprintf(sym, len, "%s+0x%" PRIx64, base_name(mod->path), off);
 		return true;
 	}
-	if (o->addr_kind == RF_ADDR_CALL)
-		return symbolize(sz, mod->path, mod->build_id, off, sym, len, NULL) != SYM_MODULE;
+	if (o->addr_kind == RF_ADDR_CALL) {
+		bool found = symbolize(sz, mod->path, mod->build_id, off, sym, len, NULL) != SYM_MODULE;
+
+		/* one line: the innermost function, where the call is written
+		 * (the functions it was inlined into are the stack's) */
+		sym[strcspn(sym, "\n")] = '\0';
+		return found;
+	}
 	return symbolize_symbol(sz, mod->path, mod->build_id, off, sym, len);
 }
 
