@@ -122,7 +122,7 @@ static int template_depth(const char *s)
  * deeper written as one ellipsis: "std::map<…>::find(int)". */
 static char *collapse(const char *s, int level)
 {
-	char *out = xmalloc(strlen(s) + 1 + sizeof(ELLIPSIS));
+	char *out = xmalloc(2 * strlen(s) + 1);	/* "<T>" becomes "<…>" */
 	size_t o = 0;
 	int depth = 0;
 
@@ -134,7 +134,7 @@ static char *collapse(const char *s, int level)
 			depth += s[i] == '<' ? 1 : -1;
 		if (was < level || (bracket && depth < level))
 			out[o++] = s[i];
-		if (bracket && depth == level && was < level)
+		if (bracket && depth == level && was < level && s[i + 1] != '>')
 			memcpy(out + o, ELLIPSIS, 3), o += 3;
 	}
 	out[o] = '\0';
