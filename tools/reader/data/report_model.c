@@ -427,19 +427,6 @@ static size_t count_lines(const char *s)
 	return n;
 }
 
-/* The marker header's own functions (pmcshim_begin_name,
- * pmcshim::scope...), inlined or not, are where a stack begins, not what
- * the user wrote: its first frame is the line that wrote the marker. */
-static void skip_header_frames(struct gstack *g)
-{
-	size_t skip = 0;
-
-	while (skip + 1 < g->nframes && symbols_in_marker_header(g->frames[skip]))
-		skip++;
-	g->frames += skip;
-	g->nframes -= skip;
-}
-
 /* A stack's frames as text, once asked for (only the stacks shown are): a
  * frame where functions were inlined is one frame per function, so the
  * first frame of the user's own is the line that wrote a marker macro,
@@ -464,7 +451,8 @@ static struct gstack *stack_frames(struct model *m, uint32_t stack)
 		g->frames[k++] = strrchr(text[i], '\n') ? strrchr(text[i], '\n') + 1 : text[i];
 	}
 	free(text);
-	skip_header_frames(g);
+	k = symbols_header_frames(g->frames, g->nframes);	/* from the marker's line */
+	g->frames += k, g->nframes -= k;
 	return g;
 }
 

@@ -260,17 +260,27 @@ void symbols_name_regions(struct symbolizer *sz, struct report *r)
 	}
 }
 
-bool symbols_in_marker_header(const char *frame)
+/* Whether a frame's text ("function (file:line)") is in include/pmcshim.h. */
+static bool in_marker_header(const char *frame)
 {
 	static const char header[] = "pmcshim.h:";
 	const char *colon = strrchr(frame, ':'), *at;
-	size_t n = sizeof(header) - 1;
+	size_t n = sizeof(header) - 1, digits;
 
 	/* "function (dir/pmcshim.h:123)": the file is the header itself */
 	if (!colon || (size_t)(colon + 1 - frame) < n + 1)
 		return false;
 	at = colon + 1 - n;
-	return strncmp(at, header, n) == 0 && (at[-1] == '/' || at[-1] == '(') &&
-	       strspn(colon + 1, "0123456789") > 0 && strcmp(colon + 1 + strspn(colon + 1,
-								 "0123456789"), ")") == 0;
+	digits = strspn(colon + 1, "0123456789");
+	return strncmp(at, header, n) == 0 && (at[-1] == '/' || at[-1] == '(') && digits > 0 &&
+	       strcmp(colon + 1 + digits, ")") == 0;
+}
+
+size_t symbols_header_frames(const char *const *frames, size_t n)
+{
+	size_t k = 0;
+
+	while (k + 1 < n && in_marker_header(frames[k]))
+		k++;
+	return k;
 }
