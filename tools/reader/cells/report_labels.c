@@ -7,6 +7,7 @@
  * rather than rows that read the same. */
 #include "report_labels.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,14 +75,30 @@ static size_t relabel(const struct model *m, struct label *l, size_t n, int pass
 	return changed;
 }
 
-/* The labels of every region: shortened, those that clash made again. */
+/* Whether region i's name may be shortened: longer than a column, or with
+ * bytes that are escaped (which lengthen it). Only those can read the same
+ * as another's (the names are distinct), so only they are sorted. */
+static bool may_shorten(const char *name)
+{
+	size_t k = 0;
+
+	for (; name[k] && k <= NAME_COLUMN_MAX; k++)
+		if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f || (unsigned char)name[k] == 0xc2)
+			return true;
+	return k > NAME_COLUMN_MAX;
+}
+
+/* The labels of every region that may be shortened: shortened, those that
+ * clash made again. The others are made as they are asked for. */
 static void make_labels(const struct model *m)
 {
-	size_t n = m->nregions;
-	struct label *l = xcalloc(n ? n : 1, sizeof(*l));
+	size_t n = 0;
+	struct label *l = xcalloc(m->nregions + 1, sizeof(*l));
 
-	for (size_t i = 0; i < n; i++)
-		l[i] = (struct label){ (uint32_t)i, escape_name(m->regions[i], NAME_COLUMN_MAX) };
+	for (size_t i = 0; i < m->nregions; i++)
+		if (may_shorten(m->regions[i]))
+			l[n++] = (struct label){ (uint32_t)i,
+						 escape_name(m->regions[i], NAME_COLUMN_MAX) };
 	for (int pass = 0; pass < 2; pass++) {
 		qsort(l, n, sizeof(*l), by_text);
 		if (!relabel(m, l, n, pass))
@@ -94,7 +111,12 @@ static void make_labels(const struct model *m)
 
 const char *region_label(const struct model *m, uint32_t region)
 {
-	if (!m->labels[region])
+	/* labels[nregions]: set once the labels that may clash are made */
+	if (!m->labels[m->nregions]) {
 		make_labels(m);
-	return m->labels[region] ? m->labels[region] : m->regions[region];
+		m->labels[m->nregions] = escape_name("", 0);
+	}
+	if (!m->labels[region])
+		m->labels[region] = escape_name(m->regions[region], NAME_COLUMN_MAX);
+	return m->labels[region];
 }

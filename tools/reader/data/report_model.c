@@ -517,7 +517,7 @@ void model_free(struct model *m)
 	}
 	pool_free(&m->gpool);
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
-	for (size_t i = 0; m->labels && i < m->nregions; i++)
+	for (size_t i = 0; m->labels && i <= m->nregions; i++)
 		free(m->labels[i]);
 	free(m->labels);
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);

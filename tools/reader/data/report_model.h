@@ -139,7 +139,8 @@ struct model {
 	size_t nregions;
 	const char **regions;
 	/* [region]: its name as a table column shows it, made on first use
-	 * by cells/report_labels.c (NULL until then); freed here */
+	 * by cells/report_labels.c (NULL until then; [nregions] its mark
+	 * that the labels that may clash are made); freed here */
 	char **labels;
 	uint32_t **namemap;		/* [file][name id] -> region */
 	uint8_t *source;		/* [region]: enum rf_from (the first file's) */
