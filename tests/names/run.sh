@@ -1,6 +1,7 @@
 #!/bin/sh
 # Names as the source wrote them (tests/names/probe.cpp, names.mk): C++
-# names demangled in the region table, the stacks and the folded stacks; a
+# names demangled in the region table, the stacks, the folded stacks and
+# the JSON export; a
 # marker's stack beginning at the user's line, not in pmcshim.h; two long
 # names that differ deep inside their template arguments on two rows that
 # read differently; no "no line info" note for a binary whose lines were
@@ -71,6 +72,10 @@ fi
 grep -q "app::Solver<double>::step(int) (tests/names/probe.cpp:$solve_line);solve " "$tmp/gcc.folded" &&
 	! grep -q '_Z' "$tmp/gcc.folded" && result folded_demangled ok ||
 	result folded_demangled fail "$(grep -m3 'solve\|_Z' "$tmp/gcc.folded")"
+
+"$R" --format json "$tmp/gcc"/*.pmc >"$tmp/gcc.json" 2>&1
+grep -q '"symbol": "app::Solver<double>::step(int)+0x' "$tmp/gcc.json" && ! grep -q '_Z' "$tmp/gcc.json" &&
+	result json_demangled ok || result json_demangled fail "$(grep -m3 '_Z' "$tmp/gcc.json")"
 
 # Clang: lines of units found by their ranges (no .debug_aranges)
 if [ ! -x "$N/probe-clang" ]; then
