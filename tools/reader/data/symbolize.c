@@ -248,10 +248,11 @@ static Dwarf_Line *line_at(struct module *m, Dwarf_Addr addr, Dwarf_Die *cu)
 	Dwarf_Die *found = dwfl_module_addrdie(m->mod, addr, &bias);
 	Dwarf *dw;
 
+	/* a unit found is checked; none found (or the wrong one: a binary
+	 * mixing units with and without aranges), the units are searched */
 	if (found && dwarf_haspc(found, addr - bias) == 1)
 		*cu = *found;
-	else if (found || !(dw = dwfl_module_getdwarf(m->mod, &bias)) ||
-		 !unit_holding(dw, addr - bias, cu))
+	else if (!(dw = dwfl_module_getdwarf(m->mod, &bias)) || !unit_holding(dw, addr - bias, cu))
 		return NULL;
 	return dwarf_getsrc_die(cu, addr - bias);
 }
