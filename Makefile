@@ -144,6 +144,7 @@ include tests/layout/layout.mk
 include tests/readme/readme.mk
 include tests/sources/sources.mk
 -include tests/symbolize/symbolize.mk
+include tests/names/names.mk
 include tests/vm/vm.mk
 
 # Every object waits for the dependency check (order only: a parallel build

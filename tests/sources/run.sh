@@ -421,7 +421,7 @@ deep omp_nest_gcc_deep "$S/ompnest-gcc" 20 0
 
 if [ -x "$S/ompnest-clang" ]; then
 	# (libomp: a region is named after where it was started)
-	ompnest omp_nest_clang "$S/ompnest-clang" '^omp parallel main\+0x' '^omp parallel inner\+0x'
+	ompnest omp_nest_clang "$S/ompnest-clang" '^omp parallel main [(]' '^omp parallel inner [(]'
 	[ "$omp_nest_gcc_shape" = "$omp_nest_clang_shape" ] && result omp_nest_runtimes_agree ok ||
 		result omp_nest_runtimes_agree fail "gcc: $omp_nest_gcc_shape" "clang: $omp_nest_clang_shape"
 	# 16 levels recorded, the 4 below them said in one line
@@ -474,7 +474,7 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 		PMCSHIM_STACK_METHOD=fp PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" \
 			shim asan_omp_nest "$S/ompnest-clang"
 		csv asan_omp_nest --threads --source openmp
-		got=$(nest_shape asan_omp_nest '^omp parallel main\+0x' '^omp parallel inner\+0x')
+		got=$(nest_shape asan_omp_nest '^omp parallel main [(]' '^omp parallel inner [(]')
 		[ $rc = 0 ] && [ "$got" = "$nest_want" ] && result asan_omp_nest_clang ok ||
 			result asan_omp_nest_clang fail "exit $rc; $got" "$(head -5 "$tmp/asan_omp_nest.err")"
 	else

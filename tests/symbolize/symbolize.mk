@@ -27,9 +27,10 @@ $(SYMT)/libsymtarget.debug: $(SYMT)/libsymtarget.so
 	$(OBJCOPY) --only-keep-debug $< $@
 
 $(SYMT)/test_symbolize: tests/symbolize/test_symbolize.c tools/reader/data/symbolize.c \
-		tools/reader/data/symbolize.h tests/harness.h | $(SYMT)
+		tools/reader/data/symbolize.h tools/reader/data/demangle.c tools/reader/data/demangle.h \
+		tests/harness.h | $(SYMT)
 	$(CC) $(WARN) $(DEFS) -O1 -g -Itools -Itests -o $@ tests/symbolize/test_symbolize.c \
-	  tools/reader/data/symbolize.c -ldw -lelf
+	  tools/reader/data/symbolize.c tools/reader/data/demangle.c -ldw -lelf -l:libstdc++.so.6
 
 TEST_BINS += $(SYMT)/test_symbolize $(SYMT)/target $(SYMT)/libsymtarget.so \
 	$(SYMT)/target-nodebug $(SYMT)/target.debug \

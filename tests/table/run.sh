@@ -1,8 +1,9 @@
 #!/bin/sh
 # The region table with names a program may pass: control characters come
 # out escaped (no raw ESC, CR, DEL or C1 byte reaches the terminal), a
-# 200-character name is shortened to 60 columns ending in an ellipsis,
-# UTF-8 text stays as it is.
+# 200-character name is shortened to 60 columns, its middle left out;
+# three long names that differ at their end read differently; UTF-8 text
+# stays as it is.
 B=${B:-build}
 . tests/lib.sh
 suite_begin table
@@ -22,9 +23,14 @@ printf '%s\n' "$table" | grep -qF '\e[2Jclear\r\n' &&
 	result controls_escaped ok || result controls_escaped fail "$table"
 
 long=$(printf '%s\n' "$table" | awk '$1 ~ /^long-/ { print $1 }')
-want="long-$(printf '%54s' '' | tr ' ' a)…"
+want="long-$(printf '%14s' '' | tr ' ' a)…$(printf '%40s' '' | tr ' ' a)"
 [ "$long" = "$want" ] && ! grep -q 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' "$tmp/err" &&
 	result long_name_shortened ok || result long_name_shortened fail "got '$long'" "want '$want'"
+
+steps=$(printf '%s\n' "$table" | awk '$1 ~ /^phase\// { print $1 }' | sort)
+[ "$(printf '%s\n' "$steps" | sort -u | wc -l)" = 3 ] &&
+	[ "$(printf '%s\n' "$steps" | sed 's/.*\///' | tr '\n' ' ')" = "step-1 step-2 step-3 " ] &&
+	result long_names_apart ok || result long_names_apart fail "$steps"
 
 printf '%s\n' "$table" | grep -q '^grüße ' && result utf8_kept ok || result utf8_kept fail "$table"
 # The launcher's table on a machine whose PMU cannot count the default

@@ -17,6 +17,7 @@ READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
 READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
 READER_SRC += tools/reader/data/report_incl.c
+READER_SRC += tools/reader/cells/report_labels.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -30,8 +31,10 @@ READER_DEFS := -DPMCSHIM_NO_SYMBOLIZE
 READER_LIBS := -pthread -lm
 else
 READER_DEFS :=
-READER_LIBS := -ldw -lelf -pthread -lm
-READER_OBJ += $(B)/tools/reader/data/symbolize.o
+# C++ and Rust names: libstdc++'s demangler, linked by the runtime's file
+# name (gcc brings libstdc++6; the -dev package with libstdc++.so is g++'s)
+READER_LIBS := -ldw -lelf -l:libstdc++.so.6 -pthread -lm
+READER_OBJ += $(B)/tools/reader/data/symbolize.o $(B)/tools/reader/data/demangle.o
 endif
 
 $(B)/tools:

@@ -172,6 +172,7 @@ static void map_threads_and_regions(struct model *m)
 			if (m->files[f]->names[id])
 				m->source[m->namemap[f][id]] = (uint8_t)rep_source(m->files[f],
 										    (uint32_t)id);
+	m->labels = xcalloc(m->nregions + 1, sizeof(*m->labels));
 	m->selected = xcalloc(m->nregions, sizeof(*m->selected));
 	for (size_t i = 0; i < m->nregions; i++) {
 		bool re = !m->o->has_re || !regexec(&m->o->re, m->regions[i], 0, NULL, 0);
@@ -454,6 +455,8 @@ static struct gstack *stack_frames(struct model *m, uint32_t stack)
 		g->frames[k++] = strrchr(text[i], '\n') ? strrchr(text[i], '\n') + 1 : text[i];
 	}
 	free(text);
+	k = symbols_header_frames(g->frames, g->nframes);	/* from the marker's line */
+	g->frames += k, g->nframes -= k;
 	return g;
 }
 
@@ -521,6 +524,9 @@ void model_free(struct model *m)
 	pool_free(&m->gpool);
 	incl_free(m);
 	free(m->tables), free(m->modmap), free(m->stackmap), free(m->modules), free(m->stacks);
+	for (size_t i = 0; m->labels && i <= m->nregions; i++)
+		free(m->labels[i]);
+	free(m->labels);
 	free(m->threads), free(m->regions), free(m->selected), free(m->source);
 	free(m->ev), free(m->evmap);
 	free(m->file_total);

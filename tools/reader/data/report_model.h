@@ -146,6 +146,10 @@ struct model {
 	struct mthread *threads;
 	size_t nregions;
 	const char **regions;
+	/* [region]: its name as a table column shows it, made on first use
+	 * by cells/report_labels.c (NULL until then; [nregions] its mark
+	 * that the labels that may clash are made); freed here */
+	char **labels;
 	uint32_t **namemap;		/* [file][name id] -> region */
 	uint8_t *source;		/* [region]: enum rf_from (the first file's) */
 	bool show_source;		/* some region shown is not a marker's */

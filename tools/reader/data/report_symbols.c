@@ -44,6 +44,12 @@ bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_
 	(void)s, (void)path, (void)build_id, (void)offset, (void)out, (void)outlen;
 	return false;
 }
+
+const char *symbolize_unusable(struct symbolizer *s, const char *path, const char *build_id)
+{
+	(void)s, (void)path, (void)build_id;
+	return NULL;
+}
 #endif
 
 struct fkey {
@@ -60,6 +66,7 @@ struct fent {
 struct note {
 	int64_t mod;
 	const char *path, *note;
+	bool lines;		/* some frame of the module had its line */
 };
 
 /* Cache entries come in chunks: a report can have 100 000 distinct frames. */
@@ -107,14 +114,20 @@ void symbols_free(struct symbols *s)
 	free(s);
 }
 
-/* One note per module: the first reason its frames fell short. */
-static void add_note(struct symbols *s, int64_t mod, const char *path, const char *note)
+/* One note per module: the first reason its frames fell short (note
+ * NULL: none yet, the module only known to have lines). */
+static void add_note(struct symbols *s, int64_t mod, const char *path, const char *note,
+		     bool lines)
 {
 	for (size_t i = 0; i < s->nnotes; i++)
-		if (s->notes[i].mod == mod)
+		if (s->notes[i].mod == mod) {
+			s->notes[i].lines |= lines;
+			if (!s->notes[i].note)
+				s->notes[i].note = note;
 			return;
+		}
 	s->notes = grow(s->notes, &s->notes_cap, s->nnotes + 1, sizeof(*s->notes));
-	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note };
+	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note, lines };
 }
 
 static const char *base_name(const char *path)
@@ -127,7 +140,7 @@ static const char *base_name(const char *path)
 static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 			    const char *build_id, const struct rep_frame *f)
 {
-	char buf[1024];
+	char buf[SYM_TEXT_MAX];
 	const char *note = NULL;
 	enum sym_quality q = SYM_MODULE;
 
@@ -136,14 +149,14 @@ static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 			return pool_strdup(&s->pool, f->symbol);
 		if (s->sz) /* names were asked for: say why there are none */
 			add_note(s, -1, "(no module)", "addresses in no module loaded when their "
-				 "stack was recorded (generated code?): shown as addresses");
+				 "stack was recorded (generated code?): shown as addresses", false);
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, f->addr);
 		return pool_strdup(&s->pool, buf);
 	}
 	if (s->sz)
 		q = symbolize(s->sz, path, build_id, f->offset, buf, sizeof(buf), &note);
-	if (note)
-		add_note(s, gmod, path, note);
+	if (note || q == SYM_LINE)
+		add_note(s, gmod, path, note, q == SYM_LINE);
 	if (q == SYM_LINE || q == SYM_FUNCTION)
 		return pool_strdup(&s->pool, buf);
 	if (f->symbol)
@@ -178,26 +191,96 @@ const char *symbols_frame(struct symbols *s, int64_t gmod, const char *path,
 void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
 						 const char *note), void *arg)
 {
-	for (size_t i = 0; i < s->nnotes; i++)
-		fn(arg, s->notes[i].path, s->notes[i].note);
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct note *n = &s->notes[i];
+
+		/* a module with lines has its debug info: the frames without
+		 * are code built without (crt1.o's _start), nothing to fix */
+		if (n->note && !(n->lines && strcmp(n->note, "no line info") == 0))
+			fn(arg, n->path, n->note);
+	}
+}
+
+/* Said once per module and reader, on stderr (every format keeps its
+ * output): the regions of a module that cannot name them, such as a binary
+ * rebuilt since the run, are shown as module+offset. */
+static void warn_unusable(const char *path, const char *why)
+{
+	static const char *said[16];	/* the paths said, the first few */
+	static size_t nsaid;
+
+	for (size_t i = 0; i < nsaid; i++)
+		if (strcmp(said[i], path) == 0)
+			return;
+	if (nsaid < sizeof(said) / sizeof(said[0]) && !(said[nsaid] = strdup(path)))
+		return;
+	nsaid += nsaid < sizeof(said) / sizeof(said[0]);
+	fprintf(stderr, PROG ": %s: %s: its regions are named module+offset%s\n", path, why,
+		strncmp(why, "build-id", 8) == 0 ? " (rebuilt? run it again to name them)" : "");
+}
+
+/* The text region `o` is named after: its symbol, or (frame-like) its
+ * call's function and line; module+offset when the module cannot say
+ * (rebuilt since the run); false when it holds no symbol there. */
+static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
+			  const struct rep_module *mod, char *sym, size_t len)
+{
+	const char *why = symbolize_unusable(sz, mod->path, mod->build_id);
+	uint64_t off = o->addr - mod->base;
+
+	if (why) {
+		warn_unusable(mod->path, why);
+		snprintf(sym, len, "%s+0x%" PRIx64, base_name(mod->path), off);
+		return true;
+	}
+	if (o->addr_kind == RF_ADDR_CALL) {
+		bool found = symbolize(sz, mod->path, mod->build_id, off, sym, len, NULL) != SYM_MODULE;
+
+		/* one line: the innermost function, where the call is written
+		 * (the functions it was inlined into are the stack's) */
+		sym[strcspn(sym, "\n")] = '\0';
+		return found;
+	}
+	return symbolize_symbol(sz, mod->path, mod->build_id, off, sym, len);
 }
 
 void symbols_name_regions(struct symbolizer *sz, struct report *r)
 {
-	char sym[512], text[1024];
+	char sym[SYM_TEXT_MAX], text[SYM_TEXT_MAX + 256];
 
 	for (size_t id = 0; id < r->nname_ids; id++) {
 		const struct rf_origin *o = rep_origin(r, (uint32_t)id);
 		int32_t m = o && o->addr ? rep_module_of(r, o->addr, rf_origin_gen(o)) : -1;
 		const struct rep_module *mod = m >= 0 ? &r->modules[m] : NULL;
 
-		if (!mod || !(o->addr_kind == RF_ADDR_CALL ?
-			      symbolize(sz, mod->path, mod->build_id, o->addr - mod->base, sym,
-					sizeof(sym), NULL) != SYM_MODULE :
-			      symbolize_symbol(sz, mod->path, mod->build_id, o->addr - mod->base,
-					       sym, sizeof(sym))))
+		if (!mod || !region_symbol(sz, o, mod, sym, sizeof(sym)))
 			continue;
 		snprintf(text, sizeof(text), "%.*s%s", (int)o->prefix, r->names[id], sym);
 		r->names[id] = pool_strdup(&r->pool, text);
 	}
+}
+
+/* Whether a frame's text ("function (file:line)") is in include/pmcshim.h. */
+static bool in_marker_header(const char *frame)
+{
+	static const char header[] = "pmcshim.h:";
+	const char *colon = strrchr(frame, ':'), *at;
+	size_t n = sizeof(header) - 1, digits;
+
+	/* "function (dir/pmcshim.h:123)": the file is the header itself */
+	if (!colon || (size_t)(colon + 1 - frame) < n + 1)
+		return false;
+	at = colon + 1 - n;
+	digits = strspn(colon + 1, "0123456789");
+	return strncmp(at, header, n) == 0 && (at[-1] == '/' || at[-1] == '(') && digits > 0 &&
+	       strcmp(colon + 1 + digits, ")") == 0;
+}
+
+size_t symbols_header_frames(const char *const *frames, size_t n)
+{
+	size_t k = 0;
+
+	while (k + 1 < n && in_marker_header(frames[k]))
+		k++;
+	return k;
 }

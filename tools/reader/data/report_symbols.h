@@ -6,6 +6,7 @@
 #define PMCSHIM_REPORT_SYMBOLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "report_load.h"
@@ -30,6 +31,12 @@ void symbols_notes(struct symbols *s, void (*fn)(void *arg, const char *path,
  * the symbols of the module that holds it: r->names[id] becomes the
  * name's prefix and the symbol ("solve._omp_fn.0"); left as recorded
  * ("0x55d0c0a01234") when no symbol says. */
+/* How many of a stack's first frames (innermost first, as text) are the
+ * marker header's own functions (include/pmcshim.h: pmcshim_begin_name,
+ * pmcshim::scope, inlined or not): where a stack begins, not what the user
+ * wrote, whose first frame is the line that wrote the marker. Never all. */
+size_t symbols_header_frames(const char *const *frames, size_t n);
+
 struct symbolizer;
 void symbols_name_regions(struct symbolizer *sz, struct report *r);
 

@@ -31,7 +31,18 @@
  *
  * An empty build-id in the report means the run could not read one: the
  * file is then trusted. A report build-id with a file that has none is a
- * mismatch. */
+ * mismatch.
+ *
+ * Names are demangled (demangle.h): "app::Solver<double>::step(int)", not
+ * "_ZN3app6SolverIdE4stepEi"; an inlined function is named by its linkage
+ * name where DWARF has one (the qualified name, not just "step").
+ *
+ * Lines: libdwfl finds an address's compilation unit through
+ * .debug_aranges. Clang writes none, and libdw before 0.191 then finds no
+ * unit at all (every frame of a Clang binary would lack its line); and an
+ * address in no unit (crt1.o's _start) is given the unit before it. So the
+ * unit found is checked to hold the address, and when none is found the
+ * units are searched by their own ranges. */
 #include "symbolize.h"
 
 #include <errno.h>
@@ -45,6 +56,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+
+#include "demangle.h"
 
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NOTE_MISMATCH "build-id mismatch: file changed since the run"
@@ -203,11 +216,45 @@ static const char *relative(Dwarf_Die *cu, const char *file)
 	return file;
 }
 
-static const char *line_file(Dwfl_Line *line, int *lineno)
+static const char *line_file(Dwarf_Line *line, Dwarf_Die *cu, int *lineno)
 {
-	const char *file = dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
+	const char *file = dwarf_linesrc(line, NULL, NULL);
 
-	return file ? relative(dwfl_linecu(line), file) : NULL;
+	if (!file || dwarf_lineno(line, lineno) != 0)
+		return NULL;
+	return relative(cu, file);
+}
+
+/* The unit of the module's DWARF whose own ranges hold addr (a DWARF
+ * address: the file's, less the bias), searched one by one. */
+static bool unit_holding(Dwarf *dw, Dwarf_Addr addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) == 1)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
+/* The line row of addr (a module address) and its unit in *cu; NULL when
+ * no unit's ranges hold addr or its line table has no row for it. */
+static Dwarf_Line *line_at(struct module *m, Dwarf_Addr addr, Dwarf_Die *cu)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *found = dwfl_module_addrdie(m->mod, addr, &bias);
+	Dwarf *dw;
+
+	/* a unit found is checked; none found (or the wrong one: a binary
+	 * mixing units with and without aranges), the units are searched */
+	if (found && dwarf_haspc(found, addr - bias) == 1)
+		*cu = *found;
+	else if (!(dw = dwfl_module_getdwarf(m->mod, &bias)) || !unit_holding(dw, addr - bias, cu))
+		return NULL;
+	return dwarf_getsrc_die(cu, addr - bias);
 }
 
 /* Where an inlined function was called: DW_AT_call_file (an index into
@@ -230,6 +277,22 @@ static const char *call_site(Dwarf_Die *cu, Dwarf_Die *inl, int *lineno)
 	return relative(cu, file);
 }
 
+/* An inlined function's name: its linkage name demangled (qualified:
+ * "app::Solver<double>::step(int)"), else its plain name (C), else "??". */
+static const char *die_name(Dwarf_Die *die, char *buf, size_t buflen)
+{
+	Dwarf_Attribute a;
+	const char *link = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		link = dwarf_formstring(&a);
+	if (link && demangle(link, buf, buflen))
+		return buf;
+	link = dwarf_diename(die);
+	return link ? link : "??";
+}
+
 /* "text\n" at out + *used, as much as fits. */
 static void PRINTF_LIKE(4, 5) append(char *out, size_t outlen, size_t *used, const char *fmt, ...)
 {
@@ -250,12 +313,11 @@ static void PRINTF_LIKE(4, 5) append(char *out, size_t outlen, size_t *used, con
  * call of the one inside it; last the function they were inlined into
  * (name), at the call of the outermost: the user's own line. False (out
  * untouched) when nothing is inlined there. */
-static bool inlined_frames(struct module *m, Dwarf_Addr addr, const char *name,
+static bool inlined_frames(Dwarf_Die *cu, Dwarf_Addr addr, const char *name,
 			   const char *file, int lineno, char *out, size_t outlen)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias), *scopes = NULL, inner;
-	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : -1;
+	Dwarf_Die *scopes = NULL, inner;
+	int n = dwarf_getscopes(cu, addr, &scopes);
 	size_t used = 0;
 
 	/* getscopes goes from an inlined instance to its abstract definition's
@@ -267,12 +329,12 @@ static bool inlined_frames(struct module *m, Dwarf_Addr addr, const char *name,
 		n = dwarf_getscopes_die(&inner, &scopes);
 	}
 	for (int i = 0; i < n && dwarf_tag(&scopes[i]) != DW_TAG_subprogram; i++) {
-		const char *fn;
+		char nice[SYM_NAME_MAX];
 
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue; /* a lexical block */
-		fn = dwarf_diename(&scopes[i]);
-		append(out, outlen, &used, "%s (%s:%d)\n", fn ? fn : "??", file, lineno);
+		append(out, outlen, &used, "%s (%s:%d)\n", die_name(&scopes[i], nice, sizeof(nice)),
+		       file, lineno);
 		file = call_site(cu, &scopes[i], &lineno);
 	}
 	free(scopes);
@@ -299,7 +361,9 @@ static enum sym_quality lookup(struct module *m, uint64_t offset, char *out,
 	GElf_Sym sym;
 	GElf_Addr addr;
 	const char *name, *file;
-	Dwfl_Line *line;
+	Dwarf_Line *line;
+	Dwarf_Die cu;
+	char nice[SYM_NAME_MAX];
 	int lineno = 0;
 
 	if (offset == 0 || !dwfl_module_getelf(m->mod, &bias))
@@ -307,10 +371,11 @@ static enum sym_quality lookup(struct module *m, uint64_t offset, char *out,
 	/* The call instruction is the byte before the return address. */
 	addr = offset - 1 + bias;
 	name = dwfl_module_addrinfo(m->mod, addr, &symoff, &sym, NULL, NULL, NULL);
-	line = dwfl_module_getsrc(m->mod, addr);
-	file = line ? line_file(line, &lineno) : NULL;
+	name = name ? demangled(name, nice, sizeof(nice)) : NULL;
+	line = line_at(m, addr, &cu);
+	file = line ? line_file(line, &cu, &lineno) : NULL;
 	if (file && lineno > 0) {
-		if (!inlined_frames(m, addr, name, file, lineno, out, outlen))
+		if (!inlined_frames(&cu, addr - bias, name, file, lineno, out, outlen))
 			snprintf(out, outlen, "%s (%s:%d)", name ? name : "??", file, lineno);
 		*note = NULL;
 		return SYM_LINE;
@@ -320,6 +385,18 @@ static enum sym_quality lookup(struct module *m, uint64_t offset, char *out,
 	snprintf(out, outlen, "%s+0x%" PRIx64, name, (uint64_t)symoff + 1);
 	*note = dwfl_module_getdwarf(m->mod, &dwbias) ? "no line info" : "no debug info";
 	return SYM_FUNCTION;
+}
+
+/* Why module m cannot name the run's addresses; NULL when it can. */
+static const char *why_unusable(const struct module *m, const char *build_id)
+{
+	if (!m)
+		return "module not found";
+	if (m->error)
+		return m->error;
+	if (build_id[0] && strcasecmp(build_id, m->build_id) != 0)
+		return NOTE_MISMATCH;
+	return NULL;
 }
 
 enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *build_id,
@@ -341,37 +418,39 @@ enum sym_quality symbolize(struct symbolizer *s, const char *path, const char *b
 	if (!build_id)
 		build_id = "";
 	m = s ? module_get(s, path) : NULL;
-	if (!m)
-		return module_only(path, offset, out, outlen, note, "module not found");
-	if (m->error)
-		return module_only(path, offset, out, outlen, note, m->error);
-	if (build_id[0] && strcasecmp(build_id, m->build_id) != 0)
-		return module_only(path, offset, out, outlen, note, NOTE_MISMATCH);
+	if ((*note = why_unusable(m, build_id)))
+		return module_only(path, offset, out, outlen, note, *note);
 	return lookup(m, offset, out, outlen, note);
 }
 
+const char *symbolize_unusable(struct symbolizer *s, const char *path, const char *build_id)
+{
+	return why_unusable(s && path ? module_get(s, path) : NULL, build_id ? build_id : "");
+}
+
 /* The symbol holding file address `offset` of a usable module whose
- * build-id matched; NULL when there is none. */
+ * build-id matched, demangled into buf; NULL when there is none. */
 static const char *symbol_at(struct symbolizer *s, const char *path, const char *build_id,
-			     uint64_t offset, GElf_Off *symoff)
+			     uint64_t offset, GElf_Off *symoff, char *buf, size_t buflen)
 {
 	struct module *m = s && path ? module_get(s, path) : NULL;
 	Dwarf_Addr bias;
 	GElf_Sym sym;
+	const char *name;
 
-	if (!m || m->error || (build_id && build_id[0] &&
-			       strcasecmp(build_id, m->build_id) != 0))
+	if (why_unusable(m, build_id ? build_id : "") || !dwfl_module_getelf(m->mod, &bias))
 		return NULL;
-	if (!dwfl_module_getelf(m->mod, &bias))
-		return NULL;
-	return dwfl_module_addrinfo(m->mod, offset + bias, symoff, &sym, NULL, NULL, NULL);
+	name = dwfl_module_addrinfo(m->mod, offset + bias, symoff, &sym, NULL, NULL, NULL);
+	return name ? demangled(name, buf, buflen) : NULL;
 }
 
 bool symbolize_function(struct symbolizer *s, const char *path, const char *build_id,
 			uint64_t offset, char *out, size_t outlen)
 {
 	GElf_Off symoff;
-	const char *name = offset ? symbol_at(s, path, build_id, offset - 1, &symoff) : NULL;
+	char buf[SYM_NAME_MAX];
+	const char *name = offset ? symbol_at(s, path, build_id, offset - 1, &symoff, buf,
+					      sizeof(buf)) : NULL;
 
 	if (!name)
 		return false;
@@ -384,7 +463,8 @@ bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_
 		      uint64_t offset, char *out, size_t outlen)
 {
 	GElf_Off symoff;
-	const char *name = symbol_at(s, path, build_id, offset, &symoff);
+	char buf[SYM_NAME_MAX];
+	const char *name = symbol_at(s, path, build_id, offset, &symoff, buf, sizeof(buf));
 
 	if (!name)
 		return false;

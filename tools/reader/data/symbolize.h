@@ -18,6 +18,12 @@ enum sym_quality {
 	SYM_MODULE,	/* "module+0xoff" (no symbol, or module not usable) */
 };
 
+/* Room for a name (a demangled C++ name can run to thousands of
+ * characters), and for a frame's text: a name and its line per function
+ * inlined there. Longer text is cut. */
+#define SYM_NAME_MAX 4096
+#define SYM_TEXT_MAX (4 * SYM_NAME_MAX)
+
 struct symbolizer;
 
 struct symbolizer *symbolizer_new(void);
@@ -48,5 +54,10 @@ bool symbolize_function(struct symbolizer *s, const char *path, const char *buil
  * as for symbolize_function. */
 bool symbolize_symbol(struct symbolizer *s, const char *path, const char *build_id,
 		      uint64_t offset, char *out, size_t outlen);
+
+/* Why the module at `path` cannot name the run's addresses: "module not
+ * found", "not an ELF file", "build-id mismatch: file changed since the
+ * run"; NULL when it can. */
+const char *symbolize_unusable(struct symbolizer *s, const char *path, const char *build_id);
 
 #endif

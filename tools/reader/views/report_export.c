@@ -291,7 +291,7 @@ static void export_frame(FILE *out, const struct report *r, const struct rep_fra
 			 struct symbolizer *sz)
 {
 	const struct rep_module *m = f->module < 0 ? NULL : &r->modules[f->module];
-	char sym[512];
+	char sym[SYM_NAME_MAX];
 
 	fprintf(out, "{\"addr\": \"0x%" PRIx64 "\", \"module\": %" PRId64, f->addr,
 		m ? (int64_t)m->id : -1);

@@ -9,6 +9,7 @@
 
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_labels.h"
 #include "report_render.h"
 
 const char *rank_text(char *b, const struct report *r)
@@ -211,10 +212,7 @@ static void print_spread(FILE *out, const struct model *m, const struct ranks *r
 	for (size_t i = 0; i < n; i++) {
 		const struct spread *s = &sp[i];
 
-		char *name = escape_name(m->regions[s->region], NAME_COLUMN_MAX);
-
-		tbl_put(&t, "%s", name);
-		free(name);
+		tbl_put(&t, "%s", region_label(m, s->region));
 		tbl_put(&t, "%zu", s->nhave), tbl_put(&t, "%" PRIu64, s->cmin);
 		tbl_put(&t, "%" PRIu64, s->cmax), tbl_put(&t, "%s", fmt_num(b, s->min, wh));
 		tbl_put(&t, "%s", fmt_num(b, (uint64_t)(s->mean + 0.5), wh));

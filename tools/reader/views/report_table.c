@@ -10,6 +10,7 @@
 
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_labels.h"
 #include "reader/cells/report_notes.h"
 #include "report_metrics.h"
 #include "report_render.h"
@@ -378,7 +379,7 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 	bool ok;
 	char b[32];
 
-	put_name(t, m->regions[g->key.region], NAME_COLUMN_MAX, "");
+	tbl_put(t, "%s", region_label(m, g->key.region));
 	if (m->show_source)
 		tbl_put(t, "%s", rf_from_name(m->source[g->key.region]));
 	ok = group_share(m, gt, g, &v); /* before v is read: arguments are unordered */

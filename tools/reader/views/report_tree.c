@@ -8,6 +8,7 @@
 
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_labels.h"
 #include "reader/cells/report_text.h"
 #include "report_render.h"
 #include "reader/data/report_incl.h"
@@ -279,10 +280,10 @@ static void tree_row(struct table *tb, const struct tree *t, uint32_t k, uint64_
 	const struct model *m = t->m;
 	const struct sum *w = tree_sum(t, k, m->weight);
 	enum how how = how_of(m, m->weight);
-	char b[48], *name = escape_name(m->regions[t->node[k].region], NAME_COLUMN_MAX);
+	char b[48];
 
-	tbl_put(tb, "%*s%s", 2 * (int)(t->node[k].depth - 1), "", name);
-	free(name);
+	tbl_put(tb, "%*s%s", 2 * (int)(t->node[k].depth - 1), "",
+		region_label(m, t->node[k].region));
 	tbl_put(tb, "%s", fmt_num(b, t->node[k].calls, H_EXACT));
 	tbl_put(tb, "%s", est_cell(b, w, tree_incl(t, k, m->weight), how));
 	tbl_put(tb, "%s", t->node[k].in == T_CONTEXT ? "-" : est_cell(b, w, w->excl, how));
