@@ -27,7 +27,9 @@
 #include "base/log.h"
 #include "base/nextsym.h"
 #include "base/text.h"
+#include "regions/guard.h"
 #include "report/mapfile.h"
+#include "report/modules.h"
 #include "report/sigbus.h"
 #include "stacks/codemap.h"
 #include "stacks/fpwalk.h"
@@ -239,6 +241,12 @@ void sample_thread_start(uint32_t thread)
 	/* what the handler's walk needs, looked up here, not there */
 	fpwalk_thread_init();
 	codemap_lookup((uintptr_t)sample_thread_start);
+	/* the modules loaded now, in the file (the first note records them all) */
+	{
+		uintptr_t self = (uintptr_t)sample_thread_start;
+
+		modules_note(&self, 1);
+	}
 	if ((fd = open_event()) < 0)
 		return;
 	fd = fds_move_high(fd);
@@ -273,11 +281,30 @@ static void disarm(struct sampler *s)
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
+/* The modules of the thread's sampled stacks recorded (those loaded
+ * since it started: a reader names frames from the file's modules). */
+static void note_modules(const struct sampler *s)
+{
+	int entered;
+
+	if (!s->rec || !(entered = guard_enter()))
+		return;
+	for (uint32_t i = 0; i < s->rec->nslots; i++) {
+		const struct rf_sample_slot *slot = (const void *)((const char *)(s->rec + 1) +
+								   (size_t)i * s->rec->slot_size);
+
+		if (__atomic_load_n(&slot->count, __ATOMIC_ACQUIRE))
+			modules_note((const uintptr_t *)slot->pc, slot->nframes);
+	}
+	guard_leave();
+}
+
 void sample_thread_stop(void)
 {
 	struct sampler *s = &sample_tls;
 
 	disarm(s);
+	note_modules(s);
 	if (s->fd < 0)
 		return;
 	reg_remove(s->reg);
@@ -289,6 +316,7 @@ void sample_thread_stop(void)
 void sample_end(void)
 {
 	disarm(&sample_tls);
+	note_modules(&sample_tls);
 }
 
 void sample_resume(void)
