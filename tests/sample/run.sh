@@ -7,7 +7,8 @@
 #     sampling; the launcher's --sample;
 #   region: three() inside the marked region "solve": its functions are
 #     three() (>= 95%), "(no region)" holds one(), the two add up to all the
-#     samples, and solve holds 75% of them within 5 points;
+#     samples, and solve holds 75% of them within 5 points; the folded
+#     stacks hold the same counts, main;three under [solve];
 #   hostile: the program sets a handler for every real-time signal while
 #     sampled (its handler runs for its own raise() alone, one line says
 #     sampling stopped, output and status unchanged); a thread that blocks
@@ -121,6 +122,13 @@ if [ "$rc" = 0 ] && [ "$all" -ge 2000 ] && [ $((tin + tout)) = "$all" ] &&
 else
 	result region_functions fail "exit $rc; all $all, solve $tin, none $tout" "$in" "$out"
 fi
+
+# folded: each stack outermost first, the region as its root
+"$R" --functions --format folded-stacks "$tmp/region"/*.pmc >"$tmp/folded" 2>&1
+f3=$(awk '/^\[solve\];.*;main;three [0-9]+$/ { s += $NF } END { print s + 0 }' "$tmp/folded")
+f1=$(awk '/^[^[].*;main;one [0-9]+$/ { s += $NF } END { print s + 0 }' "$tmp/folded")
+[ "$f3" = "$(col "$in" three 3)" ] && [ "$f1" = "$(col "$out" one 3)" ] && [ "$f3" -gt 0 ] &&
+	result folded_stacks ok || result folded_stacks fail "three $f3, one $f1" "$(head -5 "$tmp/folded")"
 
 # --- hostile -----------------------------------------------------------------------------
 shim takesig takesig

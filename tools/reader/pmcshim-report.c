@@ -378,7 +378,12 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_tree_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;
-	case F_FOLDED_STACKS: render_folded(stdout, m); break;
+	case F_FOLDED_STACKS:
+		if (o->functions)
+			render_functions_folded(stdout, m);
+		else
+			render_folded(stdout, m);
+		break;
 	case F_SPEEDSCOPE: render_speedscope(stdout, m); break;
 	case F_HTML: render_html(stdout, m); break;
 	}

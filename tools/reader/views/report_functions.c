@@ -59,9 +59,10 @@ static bool wanted(const struct model *m, const struct report *r, uint32_t regio
 	return !m->o->has_re || regexec(&m->o->re, region_name(r, region), 0, NULL, 0) == 0;
 }
 
-/* "name" of the function holding pc, and its module's base name. */
-static void name_pc(struct fsum *fs, const struct report *r, uint64_t pc, char *name,
-		    size_t len, const char **module)
+/* "name" of the function holding pc - back (back 1: pc is a return
+ * address, the call is before it), and its module's base name. */
+static void name_at(struct fsum *fs, const struct report *r, uint64_t pc, uint64_t back,
+		    char *name, size_t len, const char **module)
 {
 	int32_t i = rep_module_of(r, pc, UINT32_MAX);
 	const struct rep_module *mod = i >= 0 ? &r->modules[i] : NULL;
@@ -73,8 +74,8 @@ static void name_pc(struct fsum *fs, const struct report *r, uint64_t pc, char *
 		return;
 	slash = strrchr(mod->path, '/');
 	*module = slash ? slash + 1 : mod->path;
-	if (fs->sz && symbolize_symbol(fs->sz, mod->path, mod->build_id, pc - mod->base, name,
-				       len))
+	if (fs->sz && symbolize_symbol(fs->sz, mod->path, mod->build_id, pc - back - mod->base,
+				       name, len))
 		name[strcspn(name, "+")] = '\0';	/* "solve+0x1c": the function */
 	else
 		snprintf(name, len, "[%s+0x%" PRIx64 "]", *module, pc - mod->base);
@@ -105,11 +106,30 @@ static void add(struct fsum *fs, const char *name, const char *module, uint64_t 
 	}
 }
 
-static void add_table(struct fsum *fs, const struct model *m, const struct report *r,
-		      const struct rf_samples *s)
+/* A slot's stack as one folded line, outermost frame first, under its
+ * region ("[solve];main;three"). */
+static void fold(struct fsum *fs, const struct report *r, const struct rf_sample_slot *slot,
+		 char *text, size_t len)
 {
 	char name[512];
 	const char *module;
+	size_t at = 0;
+
+	text[0] = '\0';
+	if (slot->region)
+		at += (size_t)snprintf(text, len, "[%s];", region_name(r, slot->region));
+	for (int k = slot->nframes - 1; k >= 0 && at < len; k--) {
+		name_at(fs, r, slot->pc[k], k > 0, name, sizeof(name), &module);
+		name[strcspn(name, ";")] = '\0';	/* the separator stays one */
+		at += (size_t)snprintf(text + at, len - at, "%s%s", name, k ? ";" : "");
+	}
+}
+
+static void add_table(struct fsum *fs, const struct model *m, const struct report *r,
+		      const struct rf_samples *s, bool folded)
+{
+	char name[4096];
+	const char *module = "";
 
 	if (!fs->event) {
 		fs->event = pool_strndup(&fs->pool, s->event_name,
@@ -128,7 +148,10 @@ static void add_table(struct fsum *fs, const struct model *m, const struct repor
 		if (!n || slot->nframes == 0 || slot->nframes > s->depth ||
 		    !wanted(m, r, slot->region))
 			continue;
-		name_pc(fs, r, slot->pc[0], name, sizeof(name), &module);
+		if (folded)
+			fold(fs, r, slot, name, sizeof(name));
+		else
+			name_at(fs, r, slot->pc[0], 0, name, sizeof(name), &module);
 		add(fs, name, module, n, s->period);
 		fs->total += n;
 	}
@@ -143,7 +166,8 @@ static int by_samples(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static void collect(struct fsum *fs, const struct model *m)
+/* The functions (folded: the stacks as folded lines) of every table. */
+static void collect(struct fsum *fs, const struct model *m, bool folded)
 {
 	struct fn *f, *tmp;
 	size_t i = 0;
@@ -152,7 +176,7 @@ static void collect(struct fsum *fs, const struct model *m)
 	fs->sz = m->o->symbolize ? symbolizer_new() : NULL;
 	for (size_t k = 0; k < m->nfiles; k++)
 		for (size_t t = 0; t < m->files[k]->nsamples; t++)
-			add_table(fs, m, m->files[k], m->files[k]->samples[t]);
+			add_table(fs, m, m->files[k], m->files[k]->samples[t], folded);
 	fs->n = HASH_COUNT(fs->byname);
 	fs->fn = xcalloc(fs->n ? fs->n : 1, sizeof(*fs->fn));
 	HASH_ITER(hh, fs->byname, f, tmp)
@@ -201,7 +225,7 @@ void render_functions(FILE *out, const struct model *m)
 	struct table t;
 	char b[64], per[64];
 
-	collect(&fs, m);
+	collect(&fs, m, false);
 	if (fs.period && event_is_time(fs.event))
 		snprintf(per, sizeof(per), " every %s of each thread's CPU time",
 			 fmt_num(b, fs.period, H_TIME));
@@ -241,7 +265,7 @@ void render_functions_csv(FILE *out, const struct model *m)
 {
 	struct fsum fs;
 
-	collect(&fs, m);
+	collect(&fs, m, false);
 	fputs("function,module,samples,share,", out);
 	csv_field(out, fs.event ? fs.event : "estimate");
 	fputc('\n', out);
@@ -256,5 +280,15 @@ void render_functions_csv(FILE *out, const struct model *m)
 			fprintf(out, "%" PRIu64, f->est);
 		fputc('\n', out);
 	}
+	release(&fs);
+}
+
+void render_functions_folded(FILE *out, const struct model *m)
+{
+	struct fsum fs;
+
+	collect(&fs, m, true);
+	for (size_t i = 0; i < fs.n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", fs.fn[i]->name, fs.fn[i]->samples);
 	release(&fs);
 }

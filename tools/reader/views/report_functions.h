@@ -17,4 +17,8 @@ void render_functions(FILE *out, const struct model *m);
  * sampling event's estimate (ns for a clock). */
 void render_functions_csv(FILE *out, const struct model *m);
 
+/* --format folded-stacks --functions: each sampled stack, outermost
+ * frame first, under its region ("[solve];main;three 2257"). */
+void render_functions_folded(FILE *out, const struct model *m);
+
 #endif
