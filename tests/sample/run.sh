@@ -2,6 +2,8 @@
 # Sampling (PMCSHIM_SAMPLE, pmcshim --sample), with tests/sample/sampled.c:
 #   shares: one() and three(), the same loop run 1:3, sampled 4000 times a
 #     second of CPU (>= 2,000 samples): 25% and 75% within 5 points;
+#   the same on two threads at once (each its own event and signal); after
+#     an exec that failed, sampling goes on;
 #   the program's output and exit status as without the shim; no functions
 #     section without PMCSHIM_SAMPLE; a bad PMCSHIM_SAMPLE: one line, no
 #     sampling; the launcher's --sample;
@@ -107,6 +109,17 @@ rc=$?
 [ "$rc" = 0 ] && grep -q '^## functions, sampled' "$tmp/launched.out" &&
 grep -q ' three  *sampled$' "$tmp/launched.out" && result launcher_sample ok ||
 	result launcher_sample fail "exit $rc" "$(tail -5 "$tmp/launched.out")"
+
+# each thread its own event, its signal to itself: the two threads' shares
+shim threads threads
+shares threads threads_1_to_3
+
+# an exec that fails: sampling goes on after it
+shim execfail execfail
+c=$(fns execfail)
+[ "$rc" = 0 ] && [ "$(cat "$tmp/execfail.out")" = "exec failed" ] &&
+	[ "$(col "$c" three 3)" -gt 100 ] && result exec_that_fails ok ||
+	result exec_that_fails fail "exit $rc, $(cat "$tmp/execfail.out")" "$c"
 
 # --- regions ---------------------------------------------------------------------------
 shim region ratio region

@@ -8,7 +8,9 @@
  *   blocked          a thread that blocks every signal works, then ends
  *   prof             setitimer(ITIMER_PROF) with a SIGPROF handler
  *   forks            fork: the child works (child_work), then exec's this
- *                    program as "execd", which works and exits 7 */
+ *                    program as "execd", which works and exits 7
+ *   execfail         an exec that fails between one() and three()
+ *   threads          one() and three() each on a thread of its own, at once */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,6 +141,43 @@ static int forks(const char *self)
 	return 0;
 }
 
+static int execfail(void)
+{
+	one(UNIT);
+	execl("/nonexistent/sampled", "sampled", (char *)NULL);
+	three(UNIT);
+	puts("exec failed");
+	return 0;
+}
+
+static void *run_one(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < 12; r++)
+		one(UNIT / 4);
+	return NULL;
+}
+
+static void *run_three(void *arg)
+{
+	(void)arg;
+	for (int r = 0; r < 12; r++)
+		three(UNIT / 4);
+	return NULL;
+}
+
+static int threads(void)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, NULL, run_one, NULL);
+	pthread_create(&b, NULL, run_three, NULL);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	puts("threads done");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "ratio";
@@ -153,6 +192,10 @@ int main(int argc, char **argv)
 		return prof();
 	if (!strcmp(m, "forks"))
 		return forks(argv[0]);
+	if (!strcmp(m, "execfail"))
+		return execfail();
+	if (!strcmp(m, "threads"))
+		return threads();
 	if (!strcmp(m, "execd")) {
 		execd_work(UNIT * 4);
 		return 7;
