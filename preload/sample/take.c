@@ -128,8 +128,12 @@ void sample_on_signal(int sig, siginfo_t *si, void *uc)
 		take(s, uc);
 		/* PERF_EVENT_IOC_REFRESH: one overflow more, then off until the
 		 * next handler; a thread that blocks the signal has one pending */
-		if (s->armed && !__atomic_load_n(&sample_stopped, __ATOMIC_ACQUIRE))
+		if (s->armed && !__atomic_load_n(&sample_stopped, __ATOMIC_ACQUIRE)) {
 			ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+			/* stopped meanwhile, after its disable: off again */
+			if (__atomic_load_n(&sample_stopped, __ATOMIC_ACQUIRE))
+				ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
 	}
 	errno = saved;
 }
