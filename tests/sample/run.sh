@@ -1,5 +1,8 @@
 #!/bin/sh
 # Sampling (PMCSHIM_SAMPLE, pmcshim --sample), with tests/sample/sampled.c:
+#   the reader on gen_report --samples: the functions' CSV, --region, the
+#     line of samples not taken, a table that does not fit refused in one
+#     line;
 #   shares: one() and three(), the same loop run 1:3, sampled 4000 times a
 #     second of CPU (>= 2,000 samples): 25% and 75% within 5 points;
 #   the same on two threads at once (each its own event and signal); after
@@ -80,6 +83,27 @@ shares() {
 			"$(head -3 "$tmp/$1.err" "$tmp/$1.rerr")"
 	fi
 }
+
+# --- the reader on a synthetic table (tests/reader/gen_report --samples) ---------------
+G=$B/tests/reader/gen_report
+"$G" --samples "$tmp/gen.pmc"
+want='[app+0x1234],app,300,0.7500,300000000
+[libwork.so+0x40],libwork.so,100,0.2500,100000000'
+got=$("$R" --functions --format csv --no-symbolize "$tmp/gen.pmc" 2>&1 | tail -n +2)
+[ "$got" = "$want" ] && result reader_functions_csv ok || result reader_functions_csv fail "$got"
+got=$("$R" --functions --format csv --no-symbolize --region '^solve$' "$tmp/gen.pmc" | tail -n +2)
+[ "$got" = '[app+0x1234],app,300,1.0000,300000000' ] && result reader_region_filter ok ||
+	result reader_region_filter fail "$got"
+"$R" --functions --no-symbolize "$tmp/gen.pmc" >"$tmp/gen.table" 2>&1
+grep -q '^not taken: 3 samples (2 with the table full, 1 inside a marker)$' "$tmp/gen.table" &&
+	grep -q '^    300  75.0%       300 ms  \[app+0x1234\]       app$' "$tmp/gen.table" &&
+	result reader_drops_said ok || result reader_drops_said fail "$(cat "$tmp/gen.table")"
+"$G" --samples --corrupt samples-slots "$tmp/bad.pmc"
+got=$("$R" "$tmp/bad.pmc" 2>&1)
+rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$got" | wc -l)" = 1 ] &&
+	printf '%s\n' "$got" | grep -qE "^pmcshim-report: $tmp/bad.pmc: corrupt samples record at offset [0-9]+: 5 slots of 48 bytes do not fit\$" &&
+	result reader_corrupt_samples ok || result reader_corrupt_samples fail "exit $rc: $got"
 
 # --- shares, output, settings --------------------------------------------------------
 shim ratio ratio

@@ -14,7 +14,7 @@ $(B)/tsan/sample/sampled: tests/sample/sampled.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(WARN) $(DEFS) -O2 -g -Iinclude -pthread $(TSAN_FLAGS) -o $@ $< -ldl
 
-TEST_BINS += $(B)/tests/sample/sampled $(B)/pmcshim $(B)/pmcshim-report \
+TEST_BINS += $(B)/tests/sample/sampled $(B)/pmcshim $(B)/pmcshim-report $(B)/tests/reader/gen_report \
 	$(if $(CROSS),,$(B)/tsan/sample/sampled $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so)
 EXTRA_SUITES += sample=sh+tests/sample/run.sh
 
