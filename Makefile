@@ -143,6 +143,7 @@ include tests/docs/docs.mk
 include tests/layout/layout.mk
 include tests/readme/readme.mk
 include tests/sources/sources.mk
+include tests/sample/sample.mk
 -include tests/symbolize/symbolize.mk
 include tests/names/names.mk
 include tests/vm/vm.mk

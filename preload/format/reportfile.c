@@ -157,6 +157,7 @@ static uint32_t min_size(uint16_t type)
 	case RF_SITE: return sizeof(struct rf_site);
 	case RF_ERROR: return sizeof(struct rf_error);
 	case RF_ORIGIN: return RF_ORIGIN_SIZE_V0;
+	case RF_SAMPLES: return sizeof(struct rf_samples);
 	default: return 0;
 	}
 }

@@ -123,6 +123,7 @@ enum rf_type {
 	RF_SITE = 6,
 	RF_ERROR = 7,
 	RF_ORIGIN = 8,
+	RF_SAMPLES = 9,
 	RF_TYPES
 };
 
@@ -342,6 +343,58 @@ struct rf_error {
 	uint32_t open;			/* innermost open region for a mismatch, else 0 */
 	uint64_t count;			/* relaxed atomic */
 };
+
+/* Sampling (PMCSHIM_SAMPLE): one record per thread, made at its setup,
+ * a fixed table of the distinct stacks its samples met, each with its
+ * count, filled by the thread's own signal handler (the only writer).
+ * A slot is claimed by storing its stack and region, then its count
+ * (release); a reader skips slots whose count (acquire) is 0. */
+enum rf_sample_drop {
+	RF_SAMPLE_FULL = 0,		/* the table had no slot for a new stack */
+	RF_SAMPLE_BUSY = 1,		/* the shim was busy on the thread (a marker) */
+	RF_SAMPLE_PARTIAL = 2,		/* stored, but the walk stopped short of the stack's end */
+	RF_SAMPLE_DROPS = 4
+};
+
+struct rf_samples {
+	struct rf_record r;
+	uint32_t thread;		/* rf_thread.index */
+	uint32_t nslots;
+	uint32_t depth;			/* pc words per slot */
+	uint32_t slot_size;		/* bytes per slot: rf_sample_slot + depth words */
+	uint32_t event_type;		/* the sampling event (perf_event_attr) */
+	uint32_t stopped;		/* 1: the application set a handler for the
+					 * shim's signal, and sampling stopped */
+	uint64_t event_config;
+	uint64_t period;		/* events per sample; ns for task-clock */
+	uint64_t taken;			/* samples stored in the slots (relaxed) */
+	uint64_t dropped[RF_SAMPLE_DROPS];	/* enum rf_sample_drop (relaxed) */
+	char event_name[16];		/* "task-clock", "cycles" */
+	/* nslots slots of slot_size bytes follow */
+};
+
+struct rf_sample_slot {
+	uint64_t count;			/* 0: empty (release/acquire) */
+	uint32_t region;		/* rf_name.id of the innermost open region, 0: none */
+	uint16_t nframes;		/* pc[0]: where the thread was interrupted, then
+					 * the return addresses above it */
+	uint16_t pad;
+	uint64_t pc[];
+};
+
+static inline const struct rf_sample_slot *rf_sample_slot(const struct rf_samples *s, uint32_t i)
+{
+	return (const struct rf_sample_slot *)((const char *)(s + 1) + (size_t)i * s->slot_size);
+}
+
+/* Whether the record holds its table whole (a reader checks before it
+ * looks at a slot). */
+static inline int rf_samples_ok(const struct rf_samples *s)
+{
+	return s->r.size >= sizeof(*s) && s->slot_size >= sizeof(struct rf_sample_slot) +
+	       (uint64_t)s->depth * 8 && s->slot_size % 8 == 0 &&
+	       (uint64_t)s->nslots * s->slot_size <= s->r.size - sizeof(*s);
+}
 
 static inline uint32_t rf_align(size_t n)
 {

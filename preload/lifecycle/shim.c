@@ -19,6 +19,7 @@
 #include "report/mapfile.h"
 #include "report/modules.h"
 #include "regions/names.h"
+#include "sample/sample.h"
 #include "stacks/stacks.h"
 #include "shim.h"
 #include "base/text.h"
@@ -426,6 +427,7 @@ static void on_fork_child(int recording)
 
 static void on_end(void)
 {
+	sample_end();
 	hooks_end();
 	__atomic_store_n(&shim_active, 0, __ATOMIC_RELEASE);
 	remove_entries();
@@ -433,6 +435,7 @@ static void on_end(void)
 
 static void on_resume(void)
 {
+	sample_resume();
 	__atomic_store_n(&shim_active, 1, __ATOMIC_RELEASE);
 	install_entries();
 }
@@ -462,6 +465,7 @@ static void shim_setup(int argc, char **argv)
 	if (config.stack_depth > 0 && stacks_init(config.stack_method, why, sizeof(why)) != 0)
 		log_notice("call-site stacks reduced to the call site: %s", why);
 	guard_leave();
+	sample_init(&config);
 	threads_init(&config, status);
 	guard_enter();
 	record_events();

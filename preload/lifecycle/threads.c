@@ -23,6 +23,7 @@
 #include "regions/guard.h"
 #include "report/mapfile.h"
 #include "regions/names.h"
+#include "sample/sample.h"
 
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
 
@@ -160,6 +161,7 @@ static struct thread_state *setup(int lazy, int first)
 	register_thread(t);
 	threads_tls = t;
 	regions_attach(&t->rs);
+	sample_thread_start(t->rec->index);
 	errno = saved;
 	return t;
 }
@@ -245,6 +247,7 @@ static void finish(struct thread_state *t)
 	int entered;
 	struct arena own = t->own;
 
+	sample_thread_stop();
 	hooks_thread_finish(t);	/* before the guard: a source may end regions */
 	entered = guard_enter();
 	threads_tls = NULL;
@@ -474,6 +477,10 @@ int threads_after_fork_child(void)
 	regions_after_fork(&t->rs, &t->ctr);
 	t->next = NULL;
 	registry = t;
+	if (guard_enter()) {
+		sample_after_fork(t->rec->index);
+		guard_leave();
+	}
 	return 0;
 }
 

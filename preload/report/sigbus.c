@@ -19,6 +19,7 @@ static int (*mend_fn)(void *addr);
 static struct sigaction app[2];
 static int cur;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static void (*watch_fn)(int sig);
 
 static sigaction_fn *real(void)
 {
@@ -145,8 +146,24 @@ static int app_sigaction(const struct sigaction *act, struct sigaction *old)
 	return rc;
 }
 
+void sigbus_watch(void (*fn)(int sig))
+{
+	__atomic_store_n(&watch_fn, fn, __ATOMIC_RELEASE);
+}
+
+/* The application sets an action for sig: tell the watcher first. */
+static void watch(int sig)
+{
+	void (*fn)(int) = __atomic_load_n(&watch_fn, __ATOMIC_ACQUIRE);
+
+	if (fn)
+		fn(sig);
+}
+
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	if (act)
+		watch(sig);
 	if (sig == SIGBUS && __atomic_load_n(&mend_fn, __ATOMIC_ACQUIRE))
 		return app_sigaction(act, old);
 	if (!real())
@@ -166,6 +183,7 @@ static sighandler_t set_handler(signal_fn **next, const char *name, int sig, sig
 	struct sigaction a, o;
 	signal_fn *fn = __atomic_load_n(next, __ATOMIC_ACQUIRE);
 
+	watch(sig);
 	if (sig != SIGBUS || !__atomic_load_n(&mend_fn, __ATOMIC_ACQUIRE)) {
 		if (!fn) {
 			*(void **)&fn = dlsym(RTLD_NEXT, name);

@@ -18,4 +18,9 @@ void sigbus_install(int (*mend)(void *addr));
 void sigbus_before_exec(void);
 void sigbus_after_exec_failed(void);
 
+/* fn(sig) runs before the application's sigaction() or signal() sets an
+ * action for sig (the sampler's: its signal taken by the application).
+ * Once, at load time. */
+void sigbus_watch(void (*fn)(int sig));
+
 #endif

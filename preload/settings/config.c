@@ -200,6 +200,7 @@ static const struct var vars[] = {
 	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
 	{ "PMCSHIM_OPENMP", FLAG, FIELD(openmp), .def = 1 },
 	{ "PMCSHIM_FUNCTIONS", TEXT, .load = load_functions },
+	{ "PMCSHIM_SAMPLE", NUMBER, FIELD(sample), .min = 0, .max = CONFIG_MAX_SAMPLE, .def = 0 },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 

@@ -15,6 +15,7 @@
 #define CONFIG_DEFAULT_OUTPUT_RANK "pmcshim-%e-r%r-%p.pmc"
 #define CONFIG_DEFAULT_DEPTH 8
 #define CONFIG_MAX_DEPTH 64
+#define CONFIG_MAX_SAMPLE 100000	/* PMCSHIM_SAMPLE: the kernel's floor is a 10 us period */
 /* Distinct region names per process: a program that makes names without
  * end (a loop counter in a name) stops costing memory and file there. */
 #define CONFIG_DEFAULT_MAX_NAMES (1u << 20)
@@ -51,6 +52,8 @@ struct config {
 	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
 	int openmp;		/* PMCSHIM_OPENMP: OpenMP regions (default 1) */
 	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
+	int sample;		/* PMCSHIM_SAMPLE: samples per second of each thread's
+				 * CPU time (preload/sample/); 0: no sampling */
 };
 
 /* Fill c from PMCSHIM_* variables; a bad value gets one line naming the

@@ -243,12 +243,15 @@ int codemap_is_sigreturn(uintptr_t pc, uintptr_t hi)
 #endif
 }
 
-/* The segment holding p; a miss re-reads the module list once. */
+__thread int codemap_frozen;
+
+/* The segment holding p; a miss re-reads the module list once (not while
+ * frozen: a rebuild takes a lock the interrupted code may hold). */
 static const struct codemap_range *lookup(uintptr_t p)
 {
 	const struct codemap_range *r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), p);
 
-	if (!r && rebuild())
+	if (!r && !codemap_frozen && rebuild())
 		r = find(__atomic_load_n(&current, __ATOMIC_ACQUIRE), p);
 	return r;
 }

@@ -29,6 +29,10 @@ extern __thread struct codemap_range codemap_last;
  * objects were loaded or unloaded since it was last read. */
 int codemap_lookup(uintptr_t pc);
 
+/* Set on a thread while its lookups must not re-read the module list (a
+ * sampler's signal handler: the list's lock may be held by the code it
+ * interrupted): a miss is then a miss. */
+extern __thread int codemap_frozen;
 extern unsigned long codemap_unload_count;	/* dlclose is interposed to count */
 
 /* fn runs after each dlclose() the shim sees returns (the object may be

@@ -176,9 +176,9 @@ static inline int is_code(uintptr_t ra, struct codemap_range *code, uintptr_t sh
  * read is a word the trail need not compare. */
 static int frames(uintptr_t sp, uintptr_t fp, uintptr_t pc, int depth, uintptr_t *pcs,
 		  struct codemap_range *code, uintptr_t shim_lo, uintptr_t shim_hi,
-		  struct bounds *b, struct fpwalk_trail *trail, int *end)
+		  struct bounds *b, struct fpwalk_trail *trail, int *end, int signalled)
 {
-	int n, signalled = 0;
+	int n;
 	uintptr_t ra, fp_at = 0, fp_lo = 0;	/* FP is the word at fp_at (not 0) */
 
 	*end = GARBAGE;
@@ -316,8 +316,24 @@ int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *p
 		code.lo = code.hi = 0;
 	if (caller >= shim_lo && caller < shim_hi)
 		shim_lo = shim_hi = 0;
-	n = frames(sp, fp, caller, depth, pcs, &code, shim_lo, shim_hi, &b, trail, end);
+	n = frames(sp, fp, caller, depth, pcs, &code, shim_lo, shim_hi, &b, trail, end, 0);
 	if (b.off)
 		trail->n = 0;
 	return n;
+}
+
+int tablewalk_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t fp, int depth, uintptr_t *pcs,
+			  int *end)
+{
+	struct fpwalk_trail trail = { .n = 0, .words = 1 };
+	struct codemap_range code = { 0 };
+	struct bounds b = { 0 };
+
+	*end = TABLEWALK_UNPROVED;
+	pcs[0] = pc;
+	fpwalk_stack(&b.lo, &b.top);
+	if (!usable || sp < b.lo || sp >= b.top)
+		return 1;
+	/* pc + 1: an interrupted pc's rule is the one at pc itself */
+	return frames(sp, fp, pc + 1, depth, pcs, &code, 0, 0, &b, &trail, end, 1);
 }

@@ -44,6 +44,16 @@ enum {
 int tablewalk_capture(uintptr_t start, uintptr_t caller, int depth, uintptr_t *pcs,
 		      uintptr_t shim_lo, uintptr_t shim_hi, struct fpwalk_trail *trail, int *end);
 
+/* The stack of a frame a signal interrupted (a sampler's handler): pc,
+ * sp and fp from the kernel's saved context, on this thread's stack
+ * (fpwalk_stack: looked up before, not here). Fills pcs[0] = pc, then
+ * up to depth return addresses; returns the count (>= 1; 1 when the
+ * frame is not on the thread's stack: a signal stack, a coroutine's).
+ * Async-signal-safe where codemap_frozen is set: no lock, no allocation,
+ * no system call. */
+int tablewalk_interrupted(uintptr_t pc, uintptr_t sp, uintptr_t fp, int depth, uintptr_t *pcs,
+			  int *end);
+
 __attribute__((no_sanitize("address"), no_sanitize_thread))
 static inline uintptr_t tablewalk_load(uintptr_t addr)
 {

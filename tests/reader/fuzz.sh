@@ -3,7 +3,7 @@
 #   fuzz.sh replay    (make test) runs each seed once, deterministically:
 #                     files gen_report writes (every process state, a
 #                     record not done, a site mid-update, values near 2^64,
-#                     odd names, each corruption)
+#                     odd names, sampled stacks, each corruption)
 #   fuzz.sh SECONDS   (make fuzz) explores from those seeds for SECONDS
 # Prints "fuzz: 1 passed, 0 failed, 0 skipped" when nothing was found (no
 # crash, leak or sanitizer report).
@@ -41,8 +41,10 @@ done
 "$gen" $small --truncate 5000 "$seeds/truncated"
 "$gen" --rows 12 --threads 2 --regions 3 --tree 2 "$seeds/tree"
 "$gen" --rows 12 --threads 2 --regions 3 --tree 2 --corrupt parent-cycle "$seeds/corrupt-parent-cycle"
-if [ "$(ls "$seeds" | wc -l)" != 29 ]; then
-	echo "FAIL fuzz (gen_report did not write the 29 seeds)"
+"$gen" $small --samples "$seeds/samples"
+"$gen" $small --samples --corrupt samples-slots "$seeds/corrupt-samples-slots"
+if [ "$(ls "$seeds" | wc -l)" != 31 ]; then
+	echo "FAIL fuzz (gen_report did not write the 31 seeds)"
 	echo "fuzz: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi

@@ -10,6 +10,7 @@
 
 #include "reader/data/report_load.h"
 #include "reader/data/report_model.h"
+#include "reader/views/report_functions.h"
 #include "reader/views/report_render.h"
 #include "reader/views/report_tree.h"
 
@@ -29,6 +30,13 @@ static void render(struct model *m, enum out_format f)
 	}
 	if (f == F_TABLE)
 		render_tree(devnull, m);
+	/* the sampled functions (a file with RF_SAMPLES records) */
+	if (f == F_TABLE)
+		render_functions(devnull, m);
+	else if (f == F_CSV)
+		render_functions_csv(devnull, m);
+	else if (f == F_FOLDED_STACKS)
+		render_functions_folded(devnull, m);
 }
 
 static void render_all(struct report *r)

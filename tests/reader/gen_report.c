@@ -35,6 +35,9 @@
  *                    never counted); other events 100
  *   --odd-names      region names with a quote, a line break, a byte that
  *                    is not UTF-8, and UTF-8 (outputs must stay well formed)
+ *   --samples        thread 0's sampled stacks (RF_SAMPLES): 300 in the
+ *                    program under the first region, 100 in the library
+ *                    outside every region, 3 dropped
  *   --first-name TEXT  the first region's name is TEXT (a name a
  *                    spreadsheet would take for a formula, ...)
  *   --tree F         the header has RF_TREE and sites name parents: in
@@ -55,7 +58,8 @@
  *                    is its own child), parent-dangling (with --tree:
  *                    the last site's parent is an offset no site has),
  *                    tail-beyond (tail past the end: a file that never
- *                    grew, which a reader must accept)
+ *                    grew, which a reader must accept), samples-slots
+ *                    (with --samples: more slots than the record holds)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,6 +91,7 @@ struct gen {
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
+	int samples;			/* --samples: thread 0's sampled stacks */
 	long truncate;			/* -1: none */
 	long rank, size;		/* an MPI rank (rank -1: not one) */
 	unsigned tree;			/* fan-out of the sites' tree, 0: no tree */
@@ -97,6 +102,7 @@ struct gen {
 	size_t len, cap;
 	uint64_t start_mono;
 	size_t first_site, first_thread, first_name, first_stack, first_event, first_error;
+	size_t first_samples;
 };
 
 static void die(const char *msg, const char *arg)
@@ -517,7 +523,33 @@ static void corrupt(struct gen *g, const char *what)
 	else if (!strcmp(what, "parent-dangling") && g->tree && g->rows > g->threads)
 		((struct rf_site *)AT(g, g->site_off[g->rows - 1]))->parent = RF_HEADER_SIZE;
 	else if (!strcmp(what, "event-index")) ((struct rf_event *)AT(g, g->first_event))->index = 6;
+	else if (!strcmp(what, "samples-slots") && g->samples)
+		((struct rf_samples *)AT(g, g->first_samples))->nslots = 5;
 	else die("unknown --corrupt ", what);
+}
+
+/* --samples: thread 0's table (sampling, RF_SAMPLES), 4 slots of 4 frames
+ * at task-clock every 1 ms: 300 samples in the program at +0x1234 under
+ * region 1, 100 in the library at +0x40 outside every region, one slot
+ * free; 2 samples dropped with the table full, 1 inside a marker. */
+static void samples(struct gen *g)
+{
+	uint32_t slot_size = (uint32_t)sizeof(struct rf_sample_slot) + 4 * 8;
+	struct rf_samples *s;
+	struct rf_sample_slot *slot;
+
+	g->first_samples = g->len;
+	s = add(g, sizeof(*s) + 4 * slot_size, RF_SAMPLES);
+	s->thread = 0, s->nslots = 4, s->depth = 4, s->slot_size = slot_size;
+	s->event_type = 1, s->event_config = 1, s->period = 1000000, s->taken = 400;
+	s->dropped[RF_SAMPLE_FULL] = 2, s->dropped[RF_SAMPLE_BUSY] = 1;
+	strcpy(s->event_name, "task-clock");
+	slot = (void *)((char *)(s + 1));
+	slot->count = 300, slot->region = 1, slot->nframes = 2;
+	slot->pc[0] = BASE0 + 0x1234, slot->pc[1] = BASE0 + 0x2000;
+	slot = (void *)((char *)(s + 1) + 2 * slot_size);
+	slot->count = 100, slot->region = 0, slot->nframes = 1;
+	slot->pc[0] = BASE1 + 0x40;
 }
 
 static void write_out(const struct gen *g, const char *path)
@@ -552,6 +584,8 @@ static void generate(struct gen *g, const char *out)
 	stacks(g);
 	sites(g);
 	errors(g);
+	if (g->samples)
+		samples(g);
 	module(g, 1, BASE1, "/nonexistent/libwork.so"); /* dlopen()ed after the first sites */
 	((struct rf_header *)AT(g, 0))->tail = g->len;
 	if (g->corrupt)
@@ -773,6 +807,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--region-coverage")) g.region_cov = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
 		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
+		else if (!strcmp(a, "--samples")) g.samples = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

@@ -12,6 +12,7 @@ struct launch {
 	const char *events;		/* -e, else PMCSHIM_EVENTS, else the default */
 	const char *events_from;	/* "-e" or "PMCSHIM_EVENTS", for messages */
 	const char *depth;		/* -d, or NULL: the shim's default */
+	const char *sample;		/* --sample: samples a second, or NULL: none */
 	const char *outdir;		/* -o, or NULL: a new directory named after the command */
 	int quiet;			/* -q: the table alone */
 	const char *table;		/* --table / -O: the table's file, NULL: stderr */

@@ -20,7 +20,8 @@ void launch_check_env(const struct launch *l)
 {
 	/* set for every process below (set_env), whatever the caller had */
 	const char *const mine[] = { "PMCSHIM_EVENTS", "PMCSHIM_OUTPUT", "PMCSHIM_QUIET",
-				     l->depth ? "PMCSHIM_STACK_DEPTH" : NULL, NULL };
+				     l->depth ? "PMCSHIM_STACK_DEPTH" : NULL,
+				     l->sample ? "PMCSHIM_SAMPLE" : NULL, NULL };
 	const char *v;
 
 	if ((v = getenv("PMCSHIM_OUTPUT")))
@@ -62,6 +63,8 @@ static void set_env(const struct launch *l)
 	setenv("PMCSHIM_EVENTS", l->events, 1);
 	if (l->depth)
 		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
+	if (l->sample)
+		setenv("PMCSHIM_SAMPLE", l->sample, 1);
 }
 
 /* Never returns: exec, or write errno to the pipe and exit. */

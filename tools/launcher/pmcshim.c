@@ -36,6 +36,9 @@ static void usage(FILE *out)
 	      "                     (default: PMCSHIM_EVENTS, else " CONFIG_DEFAULT_EVENTS ");\n"
 	      "                     see --list-events\n"
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
+	      "  -s, --sample[=HZ]  also sample every thread, HZ times a second of its CPU\n"
+	      "                     time (1..100000, default 1000): the table gets the\n"
+	      "                     functions the time went to, per region too\n"
 	      "  -o, --output DIR   the run directory (made if missing, its missing parents\n"
 	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
@@ -76,6 +79,27 @@ static int check_depth(const char *v)
 		fprintf(stderr, LAUNCHER ": -d '%s': want 0..%d\n", v, CONFIG_MAX_DEPTH);
 		return -1;
 	}
+	return 0;
+}
+
+/* --sample[=HZ]: 1..CONFIG_MAX_SAMPLE a second; none given: 1000. */
+static int check_sample(const char *v, const char **out)
+{
+	char *end;
+	long hz;
+
+	if (!v) {
+		*out = "1000";
+		return 0;
+	}
+	errno = 0;
+	hz = strtol(v, &end, 10);
+	if (errno || *end || end == v || hz < 1 || hz > CONFIG_MAX_SAMPLE) {
+		fprintf(stderr, LAUNCHER ": --sample '%s': want 1..%d samples a second\n", v,
+			CONFIG_MAX_SAMPLE);
+		return -1;
+	}
+	*out = v;
 	return 0;
 }
 
@@ -123,13 +147,14 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 		{ "metrics-file", required_argument, NULL, OPT_METRICS_FILE },
 		{ "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "sample", optional_argument, NULL, 's' },
 		{ "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
 	int c, list_metrics = 0;
 
 	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:s::", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
@@ -145,6 +170,10 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 			l->outdir = optarg;
 			break;
 		case 'q': l->quiet = 1; break;
+		case 's':
+			if (check_sample(optarg, &l->sample) != 0)
+				return 2;
+			break;
 		case 'O':
 			if (!*optarg) {
 				fputs(LAUNCHER ": --table '': no file named\n", stderr);

@@ -26,6 +26,7 @@
 #include "reader/data/report_model.h"
 #include "reader/data/report_runs.h"
 #include "reader/views/report_metrics.h"
+#include "reader/views/report_functions.h"
 #include "reader/views/report_render.h"
 #include "reader/data/report_symbols.h"
 #include "reader/data/symbolize.h"
@@ -82,6 +83,10 @@ static void usage(FILE *out)
 	      "                     counted again)\n"
 	      "  --min-share PCT    --tree: children below PCT% of the total collapsed into\n"
 	      "                     one line (default 0: every node)\n"
+	      "  --functions        the sampled functions alone (a run with --sample):\n"
+	      "                     function, module, samples, share, estimated time; with\n"
+	      "                     --region, those inside the regions it selects (table\n"
+	      "                     and csv; the table shows them after the regions)\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
 	      "                     process's, with --threads each thread's\n"
 	      "  -M, --metrics LIST derived metrics (comma separated names or groups, from\n"
@@ -202,7 +207,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "metrics-file", required_argument, NULL, 'Q' },
 		{ "list-metrics", no_argument, NULL, 'L' },
-		{ "repeat", no_argument, NULL, 'P' }, { NULL, 0, NULL, 0 } };
+		{ "repeat", no_argument, NULL, 'P' }, { "functions", no_argument, NULL, 'U' },
+		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
@@ -237,6 +243,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'L': list_metrics = true; break;
 		case 'P': repeat = true; break;
 		case 'T': o->totals = true; break;
+		case 'U': o->functions = true; break;
 		case 'c':
 			if (parse_percent("--min-coverage", optarg, &o->min_coverage))
 				return 2;
@@ -413,16 +420,24 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	}
 	switch (o->format) {
 	case F_TABLE:
+		if (o->functions) {
+			render_functions(stdout, m);
+			break;
+		}
 		if (o->tree)
 			render_tree(stdout, m);
 		else
 			render_table(stdout, m);
 		if (!o->totals)
 			render_ranks(stdout, m);
+		if (!o->totals && functions_present(m))
+			render_functions(stdout, m);
 		metrics_notes(stdout, m);
 		break;
 	case F_CSV:
-		if (o->totals)
+		if (o->functions)
+			render_functions_csv(stdout, m);
+		else if (o->totals)
 			render_totals_csv(stdout, m);
 		else
 			render_csv(stdout, m);
@@ -430,7 +445,12 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	case F_JSON: render_export(stdout, m); break;
 	case F_FOLDED: render_tree_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;
-	case F_FOLDED_STACKS: render_folded(stdout, m); break;
+	case F_FOLDED_STACKS:
+		if (o->functions)
+			render_functions_folded(stdout, m);
+		else
+			render_folded(stdout, m);
+		break;
 	case F_SPEEDSCOPE: render_speedscope(stdout, m); break;
 	case F_HTML: render_html(stdout, m); break;
 	}

@@ -252,6 +252,20 @@ static bool check_site(struct ld *L, const struct rf_record *rec)
 	return true;
 }
 
+/* A thread's sampled stacks (--sample): its table whole, kept as it is. */
+static bool check_samples(struct ld *L, const struct rf_record *rec)
+{
+	const struct rf_samples *s = (const void *)rec;
+	struct report *r = L->r;
+
+	if (!rf_samples_ok(s))
+		return bad(L, "corrupt samples record at offset %" PRIu64 ": %" PRIu32 " slots of %"
+			   PRIu32 " bytes do not fit", offset_of(L, rec), s->nslots, s->slot_size);
+	r->samples = grow(r->samples, &r->csamples, r->nsamples + 1, sizeof(*r->samples));
+	r->samples[r->nsamples++] = s;
+	return true;
+}
+
 #define KEEP(L, arr, n, cap, rec) \
 	((L)->arr = grow((L)->arr, &(L)->cap, (L)->n + 1, sizeof(*(L)->arr)), \
 	 (L)->arr[(L)->n++] = (const void *)(rec), true)
@@ -267,6 +281,7 @@ static bool first_record(struct ld *L, const struct rf_record *rec)
 	case RF_SITE: return check_site(L, rec);
 	case RF_ERROR: return KEEP(L, err, nerr, cerr, rec);
 	case RF_ORIGIN: return check_origin(L, rec) && KEEP(L, ori, nori, cori, rec);
+	case RF_SAMPLES: return check_samples(L, rec);
 	default: return true;
 	}
 }
@@ -868,6 +883,7 @@ void report_free(struct report *r)
 	free(r->threads), free(r->ev), free(r->names), free(r->origins), free(r->stacks), free(r->frames);
 	free(r->unknown);
 	free(r->stackrec);
+	free(r->samples);
 	free(r->modules), free(r->errors), free(r->argv);
 	rf_close(&r->file);
 	if (r->snapshot_mapped)

@@ -158,6 +158,10 @@ struct report {
 	struct rep_module *modules;	/* sorted by lo */
 	size_t nerrors;
 	struct rep_error *errors;
+	/* Sampled stacks (RF_SAMPLES: --sample), one table per thread, each
+	 * checked whole (rf_samples_ok) */
+	size_t nsamples, csamples;
+	const struct rf_samples **samples;
 	struct pool pool;
 };
 

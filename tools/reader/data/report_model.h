@@ -39,6 +39,7 @@ struct opts {
 	double watch;			/* --watch interval in seconds, 0: no */
 	bool tree;			/* --tree: the region tree (report_tree.h) */
 	double min_share;		/* --min-share, as a fraction */
+	bool functions;			/* --functions: the sampled functions alone */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with

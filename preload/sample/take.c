@@ -1,0 +1,139 @@
+/* The sampler's signal handler: on the sampled thread, inside a signal
+ * the kernel sent for the thread's own event. No lock, no allocation:
+ * the stack from the unwind tables (tablewalk_interrupted, with the
+ * module list frozen), stored in the thread's table by a hash of the
+ * stack and its region, with a linear probe. The thread's handler is its
+ * table's only writer (the signal is blocked while it runs). */
+#include "sample_impl.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <ucontext.h>
+
+#include "regions/guard.h"
+#include "regions/regions.h"
+#include "stacks/codemap.h"
+#include "stacks/tablewalk.h"
+
+#define PROBES 16		/* slots tried before a new stack counts as dropped */
+
+__thread struct sampler sample_tls = { .fd = -1, .reg = -1 };
+
+static void drop(struct rf_samples *r, enum rf_sample_drop kind)
+{
+	__atomic_add_fetch(&r->dropped[kind], 1, __ATOMIC_RELAXED);
+}
+
+/* The region open innermost on this thread (0: none). Read only when the
+ * shim is not busy on it: then its frames are as the markers left them. */
+static uint32_t innermost(void)
+{
+	const struct region_state *rs = shim_tls.regions;
+
+	return rs && rs->top > rs->frames ? rs->top->region : 0;
+}
+
+static uint64_t hash(const uintptr_t *pc, int n, uint32_t region)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ region;
+
+	for (int i = 0; i < n; i++)
+		h = (h ^ pc[i]) * UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+static struct rf_sample_slot *slot_at(const struct sampler *s, uint64_t i)
+{
+	return (struct rf_sample_slot *)((char *)(s->rec + 1) + (i & s->mask) * s->rec->slot_size);
+}
+
+static int same(const struct rf_sample_slot *slot, const uintptr_t *pc, int n, uint32_t region)
+{
+	return slot->region == region && slot->nframes == n &&
+	       memcmp(slot->pc, pc, (size_t)n * sizeof(pc[0])) == 0;
+}
+
+/* One more sample of stack pc[n] under region. */
+static void store(const struct sampler *s, const uintptr_t *pc, int n, uint32_t region)
+{
+	uint64_t h = hash(pc, n, region);
+
+	for (int i = 0; i < PROBES; i++) {
+		struct rf_sample_slot *slot = slot_at(s, h + (uint64_t)i);
+		uint64_t c = __atomic_load_n(&slot->count, __ATOMIC_RELAXED);
+
+		if (c == 0) {
+			slot->region = region;
+			slot->nframes = (uint16_t)n;
+			memcpy(slot->pc, pc, (size_t)n * sizeof(pc[0]));
+			__atomic_store_n(&slot->count, 1, __ATOMIC_RELEASE);
+		} else if (same(slot, pc, n, region)) {
+			__atomic_store_n(&slot->count, c + 1, __ATOMIC_RELAXED);
+		} else {
+			continue;
+		}
+		__atomic_add_fetch(&s->rec->taken, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	drop(s->rec, RF_SAMPLE_FULL);
+}
+
+#if defined(__x86_64__)
+#define UC_PC(uc) (uc)->uc_mcontext.gregs[REG_RIP]
+#define UC_SP(uc) (uc)->uc_mcontext.gregs[REG_RSP]
+#define UC_FP(uc) (uc)->uc_mcontext.gregs[REG_RBP]
+#elif defined(__aarch64__)
+#define UC_PC(uc) (uc)->uc_mcontext.pc
+#define UC_SP(uc) (uc)->uc_mcontext.sp
+#define UC_FP(uc) (uc)->uc_mcontext.regs[29]
+#endif
+
+static void take(const struct sampler *s, const ucontext_t *uc)
+{
+#ifdef UC_PC
+	uintptr_t pc[SAMPLE_DEPTH];
+	int n, end;
+
+	/* a marker (or the shim's setup) interrupted: its state is mid-change */
+	if (guard_busy()) {
+		drop(s->rec, RF_SAMPLE_BUSY);
+		return;
+	}
+	codemap_frozen = 1;
+	n = tablewalk_interrupted((uintptr_t)UC_PC(uc), (uintptr_t)UC_SP(uc), (uintptr_t)UC_FP(uc),
+				  SAMPLE_DEPTH - 1, pc, &end);
+	codemap_frozen = 0;
+	if (end != TABLEWALK_WHOLE)
+		drop(s->rec, RF_SAMPLE_PARTIAL);
+	store(s, pc, n, innermost());
+#else
+	(void)uc;
+	drop(s->rec, RF_SAMPLE_PARTIAL);
+#endif
+}
+
+void sample_on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	const struct sampler *s = &sample_tls;
+
+	if (si->si_code <= 0) {		/* sent by a process, not by an event */
+		sample_pass_on(sig);
+		errno = saved;
+		return;
+	}
+	if (s->rec && s->fd >= 0 && si->si_fd == s->fd) {
+		take(s, uc);
+		/* PERF_EVENT_IOC_REFRESH: one overflow more, then off until the
+		 * next handler; a thread that blocks the signal has one pending */
+		if (s->armed && !__atomic_load_n(&sample_stopped, __ATOMIC_ACQUIRE)) {
+			ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1);
+			/* stopped meanwhile, after its disable: off again */
+			if (__atomic_load_n(&sample_stopped, __ATOMIC_ACQUIRE))
+				ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
+	}
+	errno = saved;
+}

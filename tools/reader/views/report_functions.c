@@ -1,0 +1,294 @@
+/* Sampled functions: each slot of each thread's table (RF_SAMPLES) is a
+ * stack and a count; the innermost frame, the pc the signal interrupted,
+ * is named with the symbol that holds it in its module (symbolize_symbol:
+ * the address itself, not a return address), and counts are summed per
+ * function and module over every thread of every file. With --region,
+ * only the samples taken while a selected region was the innermost open
+ * one count: a region's functions then add up to its samples. */
+#include "report_functions.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "reader/cells/report_cells.h"
+#include "reader/cells/report_escape.h"
+#include "reader/cells/report_text.h"
+#include "reader/data/symbolize.h"
+
+struct fn {
+	const char *key;		/* name, NUL, module: the hash key */
+	const char *name, *module;
+	uint64_t samples, est;		/* est: samples times their period */
+	bool timed;			/* some samples had a period in ns */
+	UT_hash_handle hh;
+};
+
+struct fsum {
+	struct fn *byname;
+	struct fn **fn;
+	size_t n;
+	uint64_t total, dropped[RF_SAMPLE_DROPS];
+	size_t stopped;			/* tables whose sampling stopped */
+	const char *event;		/* the first table's event */
+	uint64_t period;		/* its period (0: varies) */
+	struct symbolizer *sz;
+	struct pool pool;
+};
+
+bool functions_present(const struct model *m)
+{
+	for (size_t f = 0; f < m->nfiles; f++)
+		if (m->files[f]->nsamples)
+			return true;
+	return false;
+}
+
+/* The region a slot was taken in, by name, as --region matches it. */
+static const char *region_name(const struct report *r, uint32_t id)
+{
+	if (id == 0)
+		return "(no region)";
+	return id < r->nfile_ids && r->names[id] ? r->names[id] : "(unknown region)";
+}
+
+static bool wanted(const struct model *m, const struct report *r, uint32_t region)
+{
+	return !m->o->has_re || regexec(&m->o->re, region_name(r, region), 0, NULL, 0) == 0;
+}
+
+/* "name" of the function holding pc - back (back 1: pc is a return
+ * address, the call is before it), and its module's base name. */
+static void name_at(struct fsum *fs, const struct report *r, uint64_t pc, uint64_t back,
+		    char *name, size_t len, const char **module)
+{
+	int32_t i = rep_module_of(r, pc, UINT32_MAX);
+	const struct rep_module *mod = i >= 0 ? &r->modules[i] : NULL;
+	const char *slash;
+
+	*module = "[unknown]";
+	snprintf(name, len, "[unknown]");
+	if (!mod)
+		return;
+	slash = strrchr(mod->path, '/');
+	*module = slash ? slash + 1 : mod->path;
+	if (fs->sz && symbolize_symbol(fs->sz, mod->path, mod->build_id, pc - back - mod->base,
+				       name, len))
+		name[strcspn(name, "+")] = '\0';	/* "solve+0x1c": the function */
+	else
+		snprintf(name, len, "[%s+0x%" PRIx64 "]", *module, pc - mod->base);
+}
+
+static void add(struct fsum *fs, const char *name, const char *module, uint64_t n,
+		uint64_t period)
+{
+	size_t ln = strlen(name), lm = strlen(module);
+	char *key = xmalloc(ln + lm + 2);
+	struct fn *f;
+
+	memcpy(key, name, ln + 1);
+	memcpy(key + ln + 1, module, lm + 1);
+	HASH_FIND(hh, fs->byname, key, ln + lm + 1, f);
+	if (!f) {
+		f = pool_zalloc(&fs->pool, sizeof(*f));
+		f->key = pool_strndup(&fs->pool, key, ln + lm + 1);
+		f->name = f->key;
+		f->module = f->key + ln + 1;
+		HASH_ADD_KEYPTR(hh, fs->byname, f->key, ln + lm + 1, f);
+	}
+	free(key);
+	f->samples += n;
+	if (period) {
+		f->est += rep_times(n, period);
+		f->timed = true;
+	}
+}
+
+/* A slot's stack as one folded line, outermost frame first, under its
+ * region ("[solve];main;three"). */
+static void fold(struct fsum *fs, const struct report *r, const struct rf_sample_slot *slot,
+		 char *text, size_t len)
+{
+	char name[512];
+	const char *module;
+	size_t at = 0;
+
+	text[0] = '\0';
+	if (slot->region)
+		at += (size_t)snprintf(text, len, "[%s];", region_name(r, slot->region));
+	for (int k = slot->nframes - 1; k >= 0 && at < len; k--) {
+		name_at(fs, r, slot->pc[k], k > 0, name, sizeof(name), &module);
+		name[strcspn(name, ";")] = '\0';	/* the separator stays one */
+		at += (size_t)snprintf(text + at, len - at, "%s%s", name, k ? ";" : "");
+	}
+}
+
+static void add_table(struct fsum *fs, const struct model *m, const struct report *r,
+		      const struct rf_samples *s, bool folded)
+{
+	char name[4096];
+	const char *module = "";
+
+	if (!fs->event) {
+		fs->event = pool_strndup(&fs->pool, s->event_name,
+					 strnlen(s->event_name, sizeof(s->event_name)));
+		fs->period = s->period;
+	} else if (fs->period != s->period) {
+		fs->period = 0;
+	}
+	for (int k = 0; k < RF_SAMPLE_DROPS; k++)
+		fs->dropped[k] += s->dropped[k];
+	fs->stopped += s->stopped != 0;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		const struct rf_sample_slot *slot = rf_sample_slot(s, i);
+		uint64_t n = __atomic_load_n(&slot->count, __ATOMIC_ACQUIRE);
+
+		if (!n || slot->nframes == 0 || slot->nframes > s->depth ||
+		    !wanted(m, r, slot->region))
+			continue;
+		if (folded)
+			fold(fs, r, slot, name, sizeof(name));
+		else
+			name_at(fs, r, slot->pc[0], 0, name, sizeof(name), &module);
+		add(fs, name, module, n, s->period);
+		fs->total += n;
+	}
+}
+
+static int by_samples(const void *a, const void *b)
+{
+	const struct fn *x = *(const struct fn *const *)a, *y = *(const struct fn *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* The functions (folded: the stacks as folded lines) of every table. */
+static void collect(struct fsum *fs, const struct model *m, bool folded)
+{
+	struct fn *f, *tmp;
+	size_t i = 0;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->sz = m->o->symbolize ? symbolizer_new() : NULL;
+	for (size_t k = 0; k < m->nfiles; k++)
+		for (size_t t = 0; t < m->files[k]->nsamples; t++)
+			add_table(fs, m, m->files[k], m->files[k]->samples[t], folded);
+	fs->n = HASH_COUNT(fs->byname);
+	fs->fn = xcalloc(fs->n ? fs->n : 1, sizeof(*fs->fn));
+	HASH_ITER(hh, fs->byname, f, tmp)
+		fs->fn[i++] = f;
+	if (fs->n > 1)
+		qsort(fs->fn, fs->n, sizeof(*fs->fn), by_samples);
+	if (m->o->top && fs->n > m->o->top)
+		fs->n = m->o->top;
+}
+
+static void release(struct fsum *fs)
+{
+	HASH_CLEAR(hh, fs->byname);
+	free(fs->fn);
+	symbolizer_free(fs->sz);
+	pool_free(&fs->pool);
+}
+
+static double share(const struct fsum *fs, const struct fn *f)
+{
+	return fs->total ? 100.0 * (double)f->samples / (double)fs->total : 0;
+}
+
+/* What was not sampled, in a line: never silent. */
+static void print_drops(FILE *out, const struct fsum *fs)
+{
+	uint64_t full = fs->dropped[RF_SAMPLE_FULL], busy = fs->dropped[RF_SAMPLE_BUSY];
+	uint64_t partial = fs->dropped[RF_SAMPLE_PARTIAL];
+
+	if (full || busy)
+		fprintf(out, "not taken: %" PRIu64 " sample%s (%" PRIu64 " with the table full, %"
+			PRIu64 " inside a marker)\n", full + busy, full + busy == 1 ? "" : "s",
+			full, busy);
+	if (partial)
+		fprintf(out, "%" PRIu64 " sample%s with the stack cut short (the walk stopped "
+			"before its end); their functions are right\n", partial,
+			partial == 1 ? "" : "s");
+	if (fs->stopped)
+		fprintf(out, "sampling stopped in %zu thread%s: the application set a handler for "
+			"the shim's signal\n", fs->stopped, fs->stopped == 1 ? "" : "s");
+}
+
+void render_functions(FILE *out, const struct model *m)
+{
+	struct fsum fs;
+	struct table t;
+	char b[64], per[64];
+
+	collect(&fs, m, false);
+	if (fs.period && event_is_time(fs.event))
+		snprintf(per, sizeof(per), " every %s of each thread's CPU time",
+			 fmt_num(b, fs.period, H_TIME));
+	else
+		per[0] = '\0';
+	fprintf(out, "\n## functions, sampled%s (%s%s): %s sample%s\n",
+		m->o->has_re ? " in the regions --region selects" : "", fs.event ? fs.event : "-",
+		per, fmt_num(b, fs.total, H_EXACT), fs.total == 1 ? "" : "s");
+	if (fs.n == 0) {
+		fputs("(no samples)\n", out);
+	} else {
+		tbl_init(&t, 5);
+		tbl_left(&t, 3);
+		tbl_left(&t, 4);
+		tbl_put(&t, "samples"), tbl_put(&t, "share"), tbl_put(&t, "time (est.)");
+		tbl_put(&t, "function"), tbl_put(&t, "module");
+		for (size_t i = 0; i < fs.n; i++) {
+			const struct fn *f = fs.fn[i];
+			char *name = escape_name(f->name, NAME_COLUMN_MAX);
+			char *mod = escape_name(f->module, NAME_COLUMN_MAX);
+
+			tbl_put(&t, "%s", fmt_num(b, f->samples, H_EXACT));
+			tbl_put(&t, "%.1f%%", share(&fs, f));
+			tbl_put(&t, "%s", f->timed && event_is_time(fs.event) ?
+				fmt_num(b, f->est, H_TIME) : "n/a");
+			tbl_put(&t, "%s", name);
+			tbl_put(&t, "%s", mod);
+			free(name), free(mod);
+		}
+		tbl_print(&t, out);
+	}
+	print_drops(out, &fs);
+	release(&fs);
+}
+
+void render_functions_csv(FILE *out, const struct model *m)
+{
+	struct fsum fs;
+
+	collect(&fs, m, false);
+	fputs("function,module,samples,share,", out);
+	csv_field(out, fs.event ? fs.event : "estimate");
+	fputc('\n', out);
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct fn *f = fs.fn[i];
+
+		csv_field(out, f->name);
+		fputc(',', out);
+		csv_field(out, f->module);
+		fprintf(out, ",%" PRIu64 ",%.4f,", f->samples, share(&fs, f) / 100.0);
+		if (f->timed)
+			fprintf(out, "%" PRIu64, f->est);
+		fputc('\n', out);
+	}
+	release(&fs);
+}
+
+void render_functions_folded(FILE *out, const struct model *m)
+{
+	struct fsum fs;
+
+	collect(&fs, m, true);
+	for (size_t i = 0; i < fs.n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", fs.fn[i]->name, fs.fn[i]->samples);
+	release(&fs);
+}
