@@ -22,6 +22,7 @@
 #include "base/clock.h"
 #include "regions/guard.h"
 #include "report/mapfile.h"
+#include "report/sigmask.h"
 #include "regions/names.h"
 
 enum { TLS_NONE, TLS_SETTING_UP, TLS_DONE };
@@ -482,6 +483,7 @@ int threads_after_fork_child(void)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int bus_blocked;	/* its creator's view of SIGBUS (sigmask.h) */
 };
 
 static void *trampoline(void *p)
@@ -489,6 +491,7 @@ static void *trampoline(void *p)
 	struct start s = *(struct start *)p;
 	int saved = errno;
 
+	sigmask_set_app_blocks(s.bus_blocked);	/* the mask it inherits, as it sees it */
 	/* before free(): the application's free may mark (a lazy setup) */
 	if (guard_enter()) {
 		if (tls_phase == TLS_NONE)
@@ -522,6 +525,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	}
 	s->fn = fn;
 	s->arg = arg;
+	s->bus_blocked = sigmask_app_blocks();
 	rc = create(thread, attr, trampoline, s);
 	if (rc != 0)
 		free(s);
