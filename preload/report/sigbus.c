@@ -149,13 +149,20 @@ __asm__(".text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
 
 /* On the shim's stack. The thread's alternate stack is off meanwhile: a
  * fault in the repair (SA_ONSTACK) would otherwise start a frame at its
- * top, over the one this handler came in on. */
+ * top, over the one this handler came in on. SIGBUS is unblocked by the
+ * syscall itself: a wrapper between the kernel and us (TSan's handler
+ * runs ours with every signal blocked) may have blocked it, and a fault
+ * in the repair would then end the process. The handler's return puts
+ * the mask back. */
 static void run_mend(void *arg)
 {
 	struct job *j = arg;
 	stack_t alt, off = { .ss_flags = SS_DISABLE };
+	uint64_t bus = UINT64_C(1) << (SIGBUS - 1);	/* the kernel's sigset */
 	int had = sigaltstack(NULL, &alt) == 0 && !(alt.ss_flags & SS_DISABLE) &&
 		  sigaltstack(&off, NULL) == 0;
+
+	syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &bus, NULL, sizeof(bus));
 
 	j->ok = j->m->mend(j->addr);
 	if (had) {
