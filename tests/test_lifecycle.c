@@ -759,12 +759,12 @@ static void test_cut_on_small_altstack(void)
 	check_survives_cut("altstack", "10", "moves: its handler ran 0 times\nmoves: done\n", 1, 2);
 }
 
-/* The file cut 50 times, each as soon as it is mended, while 8 threads mark: cuts land
+/* The file cut 400 times, each as soon as it is mended, while 8 threads mark: cuts land
  * inside the repair of the one before; past a bound the shim stops
  * mending and keeps the report in memory, written at the end. */
 static void test_cut_again_and_again(void)
 {
-	check_survives_cut("cutloop", "50", "moves: 50 cuts made\nmoves: done\n", 50, 10);
+	check_survives_cut("cutloop", "400", "moves: 400 cuts made\nmoves: done\n", 400, 10);
 }
 
 /* The daemon double fork: the parent _exits right after fork; its child's
