@@ -741,13 +741,15 @@ static void check_survives_cut(const char *mode, const char *arg, const char *wa
 
 /* Every signal blocked, the usual pattern of one thread in sigwait: a
  * fault in the shim's mapping with SIGBUS blocked would make the kernel
- * kill the process; the application still sees the mask it set. */
+ * kill the process; the application still sees the mask it set, and a
+ * SIGBUS it raises while blocked waits until it unblocks it. */
 static void test_cut_with_signals_blocked(void)
 {
 	check_survives_cut("sigwaitcut", "10",
 			   "moves: sigwait got SIGUSR1\n"
 			   "moves: the marking thread's mask as it set it: yes\n"
 			   "moves: its own mask as it set it: yes\n"
+			   "moves: a raised SIGBUS waited for its unblocking: yes\n"
 			   "moves: done\n", 1, 4);
 }
 

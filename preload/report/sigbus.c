@@ -195,6 +195,8 @@ static int own_fault(const struct sigbus_mender *m, void *addr)
 		__atomic_add_fetch(&mends, 1, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&mending, 0, __ATOMIC_RELEASE);
+	/* one sent while it mended, its view open: delivered now */
+	sigmask_set_app_blocks(sigmask_app_blocks());
 	return j.ok;
 }
 
@@ -234,6 +236,8 @@ void sigbus_before_exec(void)
 
 	if (installed() && a.sa_handler == SIG_IGN)
 		real_sigaction(SIGBUS, &a, NULL);
+	if (installed())
+		sigmask_exec(1);
 }
 
 void sigbus_after_exec_failed(void)
@@ -242,6 +246,7 @@ void sigbus_after_exec_failed(void)
 
 	if (!installed())
 		return;
+	sigmask_exec(0);
 	ours(&k, &app[__atomic_load_n(&cur, __ATOMIC_ACQUIRE)]);
 	real_sigaction(SIGBUS, &k, NULL);
 }

@@ -28,7 +28,8 @@ struct sigbus_mender {
 void sigbus_install(const struct sigbus_mender *m);
 
 /* exec*(): the new image gets what the application set (an ignored
- * SIGBUS stays ignored); an exec that failed takes the shim's back. */
+ * SIGBUS stays ignored, a blocked one blocked); an exec that failed takes
+ * the shim's back. */
 void sigbus_before_exec(void);
 void sigbus_after_exec_failed(void);
 

@@ -84,6 +84,17 @@ void sigmask_start(void)
 	__atomic_store_n(&live, 1, __ATOMIC_RELEASE);
 }
 
+void sigmask_exec(int before)
+{
+	sigset_t bus;
+
+	if (!app_blocks || !real_procmask())
+		return;
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	real_procmask()(before ? SIG_BLOCK : SIG_UNBLOCK, &bus, NULL);
+}
+
 /* real(how, set, old) with SIGBUS kept out of what is blocked, and the
  * view kept; returns what real returns (and its errno). */
 static int filtered(mask_fn *real, int how, const sigset_t *set, sigset_t *old)

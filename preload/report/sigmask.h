@@ -30,5 +30,9 @@ void sigmask_set_app_blocks(int on);
 /* A sent SIGBUS its view blocks: held until it unblocks it (standard
  * signals do not queue: a second one while held is the same one). */
 void sigmask_hold(const siginfo_t *si);
+/* exec*() (before: 1) keeps the mask the application set, SIGBUS too (the
+ * new image has no mapping of ours yet); an exec that failed (0) takes
+ * it out again. */
+void sigmask_exec(int before);
 
 #endif

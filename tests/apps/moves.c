@@ -21,7 +21,8 @@
  *   sigwaitcut    every signal blocked (before its threads are made, so
  *                 they inherit it), one thread in sigwait; a marking
  *                 thread cuts its report to 4096 bytes mid-way through
- *                 200 calls of "before"
+ *                 200 calls of "before"; then a SIGBUS raised while
+ *                 blocked, its handler run when it unblocks it
  *   altstack      its SIGBUS and SIGSEGV handlers on a 4 KiB alternate
  *                 stack (SA_ONSTACK); its report cut to 4096 bytes while
  *                 it marks
@@ -209,6 +210,32 @@ static void *marker_cuts(void *arg)
 	return NULL;
 }
 
+static volatile sig_atomic_t sent_caught;
+
+static void on_sent(int sig)
+{
+	(void)sig;
+	sent_caught++;
+}
+
+/* A SIGBUS raised while it blocks it waits until it unblocks it. */
+static int sent_while_blocked(void)
+{
+	sigset_t bus;
+	int before;
+
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	if (signal(SIGBUS, on_sent) == SIG_ERR || raise(SIGBUS) != 0)
+		return 1;
+	before = sent_caught;
+	if (pthread_sigmask(SIG_UNBLOCK, &bus, NULL) != 0)
+		return 1;
+	printf("moves: a raised SIGBUS waited for its unblocking: %s\n",
+	       before == 0 && sent_caught == 1 ? "yes" : "no");
+	return 0;
+}
+
 static int sigwaitcut(int n)
 {
 	sigset_t all, now;
@@ -226,7 +253,7 @@ static int sigwaitcut(int n)
 		return 1;
 	printf("moves: its own mask as it set it: %s\n",
 	       sigismember(&now, SIGBUS) && sigismember(&now, SIGTERM) ? "yes" : "no");
-	return go_on(n);
+	return sent_while_blocked() ? 1 : go_on(n);
 }
 
 static volatile sig_atomic_t alt_caught;
