@@ -119,7 +119,7 @@ struct job {
 __attribute__((visibility("hidden"))) void sigbus_on_stack(void *top, void (*fn)(void *),
 							    void *arg);
 #if defined(__x86_64__)
-__asm__(".text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
+__asm__(".pushsection .text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
 	".type sigbus_on_stack, @function\n"
 	"sigbus_on_stack:\n.cfi_startproc\n"
 #ifdef __CET__
@@ -129,10 +129,10 @@ __asm__(".text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
 	"movq %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"
 	"movq %rdi, %rsp\nmovq %rdx, %rdi\ncallq *%rsi\n"
 	"movq %rbp, %rsp\npopq %rbp\n.cfi_def_cfa %rsp, 8\nret\n"
-	".cfi_endproc\n.size sigbus_on_stack, .-sigbus_on_stack\n");
+	".cfi_endproc\n.size sigbus_on_stack, .-sigbus_on_stack\n.popsection\n");
 #define HAVE_ON_STACK 1
 #elif defined(__aarch64__)
-__asm__(".text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
+__asm__(".pushsection .text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
 	".type sigbus_on_stack, %function\n"
 	"sigbus_on_stack:\n.cfi_startproc\n"
 	"hint #34\n"	/* bti c */
@@ -143,7 +143,7 @@ __asm__(".text\n.globl sigbus_on_stack\n.hidden sigbus_on_stack\n"
 	"mov sp, x29\n.cfi_def_cfa sp, 16\n"
 	"ldp x29, x30, [sp], #16\n.cfi_def_cfa_offset 0\n"
 	".cfi_restore 29\n.cfi_restore 30\nret\n"
-	".cfi_endproc\n.size sigbus_on_stack, .-sigbus_on_stack\n");
+	".cfi_endproc\n.size sigbus_on_stack, .-sigbus_on_stack\n.popsection\n");
 #define HAVE_ON_STACK 1
 #endif
 
