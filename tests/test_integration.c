@@ -436,7 +436,8 @@ static int interposed(const char *name)
 		"pthread_create", "_exit", "_Exit", "execve", "execv", "execvp", "execvpe",
 		"execl", "execlp", "execle", "fexecve", "close", "dup2", "dup3",
 		"close_range", "closefrom", "dlclose", "sigaction", "signal", "bsd_signal",
-		"sysv_signal", "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+		"sysv_signal", "sigprocmask", "pthread_sigmask", "__cyg_profile_func_enter",
+		"__cyg_profile_func_exit",
 		"ompt_start_tool",
 	};
 

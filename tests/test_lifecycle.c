@@ -696,6 +696,79 @@ static void test_app_sigbus_default(void)
 	runapp_free(&plain);
 }
 
+/* How many cuts the reader says the file had (its JSON export), or -1. */
+static long long reader_cuts(const char *path)
+{
+	json_t *j = runapp_load_json(path);
+	long long n = -1;
+
+	if (j)
+		n = json_integer_value(json_object_get(json_object_get(j, "cut_while_running"),
+							"times"));
+	json_decref(j);
+	return n;
+}
+
+/* A cut under a program that the shim's handler must not kill: it ends
+ * as it would, its output whole, the file flagged cut (by the reader
+ * too) and readable, and counting went on. */
+static void check_survives_cut(const char *mode, const char *arg, const char *want_out,
+			       uint32_t max_cuts, int nthreads)
+{
+	long long calls;
+	struct run r;
+	const char *args[] = { mode, arg, NULL };
+	const char *env[] = { QUIET, NULL };
+	struct rf_header h;
+
+	CHECK(runapp(&r, "moves", args, env, 1) == 0, "%s: ran", mode);
+	CHECK(r.status == 0 && !strcmp(r.out, want_out), "%s: status %d, out: %s, err: %s", mode,
+	      r.status, r.out, r.err);
+	CHECK(count_lines(r.err, "was cut to") == 1, "%s: one line says so: %s", mode, r.err);
+	CHECK(r.nreports == 1 && header_of(r.report_path[0], &h) == 0 && (h.flags & RF_CUT) &&
+	      h.cuts >= 1 && h.cuts <= max_cuts && h.state == RF_EXITED,
+	      "%s: the file: flags %u, %u cuts, state %u", mode, h.flags, h.cuts, h.state);
+	CHECK(reader_cuts(r.report_path[0]) == h.cuts, "%s: the reader says cut %lld times",
+	      mode, reader_cuts(r.report_path[0]));
+	CHECK(reader_rows(r.report_path[0], "after", &calls) == 10 && calls == 10,
+	      "%s: the reader reads the 10 names marked after the cuts", mode);
+	CHECK(summarize(r.report_path[0], "late").calls == 5 &&
+	      summarize(r.report_path[0], "late").nthreads == nthreads,
+	      "%s: the thread made afterwards, its 5 calls; %d threads", mode,
+	      summarize(r.report_path[0], "late").nthreads);
+	runapp_free(&r);
+}
+
+/* Every signal blocked, the usual pattern of one thread in sigwait: a
+ * fault in the shim's mapping with SIGBUS blocked would make the kernel
+ * kill the process; the application still sees the mask it set, and a
+ * SIGBUS it raises while blocked waits until it unblocks it. */
+static void test_cut_with_signals_blocked(void)
+{
+	check_survives_cut("sigwaitcut", "10",
+			   "moves: sigwait got SIGUSR1\n"
+			   "moves: the marking thread's mask as it set it: yes\n"
+			   "moves: its own mask as it set it: yes\n"
+			   "moves: a raised SIGBUS waited for its unblocking: yes\n"
+			   "moves: done\n", 1, 4);
+}
+
+/* The application's SIGBUS and SIGSEGV handlers on a 4 KiB alternate
+ * stack: the mending must not run there (it would overflow it), and its
+ * handler never sees the shim's fault. */
+static void test_cut_on_small_altstack(void)
+{
+	check_survives_cut("altstack", "10", "moves: its handler ran 0 times\nmoves: done\n", 1, 2);
+}
+
+/* The file cut 400 times, each as soon as it is mended, while 8 threads mark: cuts land
+ * inside the repair of the one before; past a bound the shim stops
+ * mending and keeps the report in memory, written at the end. */
+static void test_cut_again_and_again(void)
+{
+	check_survives_cut("cutloop", "400", "moves: 400 cuts made\nmoves: done\n", 400, 10);
+}
+
 /* The daemon double fork: the parent _exits right after fork; its child's
  * file says running until the child ends. */
 static void test_double_fork_child_running(void)
@@ -1000,6 +1073,9 @@ int main(void)
 	RUN(test_cannot_grow_says_why);
 	RUN(test_app_sigbus_handler);
 	RUN(test_app_sigbus_default);
+	RUN(test_cut_with_signals_blocked);
+	RUN(test_cut_on_small_altstack);
+	RUN(test_cut_again_and_again);
 	RUN(test_double_fork_child_running);
 	return t_done(getenv("PMCSHIM_TEST_SUITE") ? getenv("PMCSHIM_TEST_SUITE") : "lifecycle");
 }

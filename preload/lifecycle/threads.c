@@ -22,6 +22,7 @@
 #include "base/clock.h"
 #include "regions/guard.h"
 #include "report/mapfile.h"
+#include "report/sigmask.h"
 #include "regions/names.h"
 #include "sample/sample.h"
 
@@ -489,6 +490,7 @@ int threads_after_fork_child(void)
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int bus_blocked;	/* its creator's view of SIGBUS (sigmask.h) */
 };
 
 static void *trampoline(void *p)
@@ -496,6 +498,7 @@ static void *trampoline(void *p)
 	struct start s = *(struct start *)p;
 	int saved = errno;
 
+	sigmask_set_app_blocks(s.bus_blocked);	/* the mask it inherits, as it sees it */
 	/* before free(): the application's free may mark (a lazy setup) */
 	if (guard_enter()) {
 		if (tls_phase == TLS_NONE)
@@ -529,6 +532,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	}
 	s->fn = fn;
 	s->arg = arg;
+	s->bus_blocked = sigmask_app_blocks();
 	rc = create(thread, attr, trampoline, s);
 	if (rc != 0)
 		free(s);

@@ -46,6 +46,8 @@ static const struct config *config;	/* for a fork child's own file */
 /* The header as made (and as a fork child's): what a cut into it loses. */
 static struct rf_header shadow;
 static uint64_t page_size = 4096;	/* (sysconf is not async-signal-safe) */
+static int in_memory;			/* cut too often: the range is anonymous
+					 * memory, written to the file at the end */
 
 static struct rf_header *header(void)
 {
@@ -197,6 +199,10 @@ static int grow(uint64_t need)
 			 (unsigned long long)reserved);
 		return -1;
 	}
+	if (__atomic_load_n(&in_memory, __ATOMIC_ACQUIRE)) { /* (sized at the end) */
+		__atomic_store_n(&file_size, size, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if ((fd = growth_fd()) < 0)
 		return -1;
 	if ((rc = outpath_allocate(fd, size)) != 0) {
@@ -312,9 +318,24 @@ void mapfile_hide(struct rf_record *r)
 		saved_of(k)->done = 0;
 }
 
+/* Bytes a cut took, stored back where other threads may be reading or
+ * writing them: what they see is what was there before the cut, or the
+ * zeros it left, so no race of the program's. TSan, which cannot see the
+ * cut (another process's), is not told of these stores; volatile, so the
+ * loop never becomes a memcpy call it intercepts. Repairs are rare. */
+__attribute__((no_sanitize_thread)) static void put(void *to, const void *from, size_t n)
+{
+	volatile unsigned char *t = to;
+	const unsigned char *f = from;
+
+	while (n--)
+		*t++ = *f++;
+}
+
 /* A site whose values the cut zeroed: a min of 0 would stay 0. (One
- * with calls since, kept in the page the cut went into, keeps its.) */
-static void reset_mins(uint64_t off, uint64_t cut)
+ * with calls since, kept in the page the cut went into, keeps its.) Its
+ * thread reads and writes them unsynchronised: not told to TSan (put). */
+__attribute__((no_sanitize_thread)) static void reset_mins(uint64_t off, uint64_t cut)
 {
 	struct rf_site *s = (struct rf_site *)(void *)(base + off);
 
@@ -330,8 +351,8 @@ static void reset_mins(uint64_t off, uint64_t cut)
 }
 
 /* A thread record whose state the cut zeroed: running, its CPU time
- * unknown, until it ends. */
-static void reset_thread(uint64_t off)
+ * unknown, until it ends. (Not told to TSan either.) */
+__attribute__((no_sanitize_thread)) static void reset_thread(uint64_t off)
 {
 	struct rf_thread *t = (struct rf_thread *)(void *)(base + off);
 	uint32_t zero = 0;
@@ -355,8 +376,8 @@ static uint64_t log_put_back(uint64_t cut)
 									    : sizeof(*saved);
 
 		if (k->off + len > from)
-			memcpy(base + from, (const unsigned char *)saved + (from - k->off),
-			       k->off + len - from);
+			put(base + from, (const unsigned char *)saved + (from - k->off),
+			    k->off + len - from);
 		if (saved->type == RF_SITE && k->len == len && k->off + saved->size > cut)
 			reset_mins(k->off, cut);
 		if (saved->type == RF_THREAD && k->len == len && k->off + saved->size > cut)
@@ -380,8 +401,6 @@ static void log_sync_done(void)
 
 /* --- a file cut short under us ------------------------------------------- */
 
-static unsigned mends;		/* mends done: a waiting fault may be mended */
-static int mending;		/* a thread mends (a spin lock: signal handlers) */
 static int cut_said, lost_said;
 
 static void say(const char *a, uint64_t cut, const char *b, uint64_t lost, const char *c)
@@ -416,7 +435,7 @@ static void cut_repair(uint64_t cut)
 	uint32_t flags;
 
 	if (cut < sizeof(shadow)) {
-		memcpy((unsigned char *)h + cut, (unsigned char *)&shadow + cut,
+		put((unsigned char *)h + cut, (unsigned char *)&shadow + cut,
 		       sizeof(shadow) - cut);
 		__atomic_store_n(&h->tail, t, __ATOMIC_RELEASE);
 	}
@@ -460,10 +479,10 @@ static int restore(int fd, uint64_t size, uint64_t cut)
 	uint64_t n = cut % page_size ? page_size - cut % page_size : 0;
 	int rc;
 
-	memcpy(mapfile_mend_page, base + cut, n);
+	put(mapfile_mend_page, base + cut, n);
 	rc = fallocate(fd, 0, 0, (off_t)size) == 0 ? 0 : ftruncate(fd, (off_t)size);
 	if (rc == 0)
-		memcpy(base + cut, mapfile_mend_page, n);
+		put(base + cut, mapfile_mend_page, n);
 	return rc;
 }
 
@@ -482,39 +501,155 @@ static int forsake(unsigned char *a)
 	return 1;
 }
 
-/* (sigbus.h) A fault at addr: ours when it lies in our range. A file cut
- * short gets its size back; a page that still faults (no descriptor to
- * mend it through, a full tmpfs, an I/O error) becomes anonymous memory.
- * Either way the access runs again and succeeds: the application never
- * dies of our file. */
+/* --- cut again and again ----------------------------------------------------- */
+
+/* A file cut this many times is no longer mended: each cut costs a repair
+ * of every record, and one cut after another must not hold the program
+ * up. Its report is kept in memory from then on, and written to the file
+ * when the process ends (in_memory). */
+#define CUTS_MAX 16
+
+/* Write len bytes at off through fd; 0, or -1. Async-signal-safe. */
+static int pwrite_all(int fd, const unsigned char *from, uint64_t len, uint64_t off)
+{
+	while (len > 0) {
+		ssize_t n = pwrite(fd, from, len, (off_t)off);
+
+		if (n <= 0)
+			return -1;
+		from += n, len -= (uint64_t)n, off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The range becomes anonymous memory holding what the file holds (read
+ * through fd: a read never faults), then cut_repair'ed if the file was cut
+ * again meanwhile. */
+static void keep_in_memory(int fd)
+{
+	unsigned char *m = mmap(NULL, reserved, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint64_t size = __atomic_load_n(&file_size, __ATOMIC_RELAXED), got = 0;
+	ssize_t n;
+
+	if (m == MAP_FAILED)
+		return;
+	while (got < size && (n = pread(fd, m + got, size - got, (off_t)got)) > 0)
+		got += (uint64_t)n;
+	if (mremap(m, reserved, reserved, MREMAP_MAYMOVE | MREMAP_FIXED, base) == MAP_FAILED) {
+		munmap(m, reserved);
+		return;
+	}
+	__atomic_store_n(&in_memory, 1, __ATOMIC_RELEASE);
+	if (got < size)
+		cut_repair(got);
+	/* what other threads stored into the file during the copy is lost:
+	 * counts, and what the log puts back (mapfile_append stores a new
+	 * record's first bytes again once it is in the log) */
+	log_put_back(RF_HEADER_SIZE);
+	__atomic_store_n(&header()->tail, __atomic_load_n(&tail_now, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	say(" was cut ", CUTS_MAX, " times while the program ran: from now on its report is "
+	    "kept in memory and written to it when the program ends (if killed by SIGKILL, "
+	    "it keeps what it held at the last cut)", 0, NULL);
+}
+
+/* (mapfile_finish) The report kept in memory, written to its file. */
+static void write_back(void)
+{
+	int fd = kept_fd(), opened = fd < 0;
+
+	if (opened)
+		fd = reopen();
+	if (fd >= 0 && pwrite_all(fd, base, __atomic_load_n(&header()->tail, __ATOMIC_ACQUIRE),
+				  0) != 0)
+		say(": writing its report at the end failed; it holds what it held at cut ",
+		    CUTS_MAX, "", 0, NULL);
+	if (opened && fd >= 0)
+		close(fd);
+}
+
+/* --- the handler's side (sigbus.h) ---------------------------------------- */
+
+/* The descriptor the repair goes through, and the lowest size the file
+ * was cut to again meanwhile (UINT64_MAX: none): set by again(), which
+ * runs in a handler nested in mend()'s, in the same thread. */
+static volatile int mend_fd = -1;
+static volatile uint64_t recut;
+static volatile unsigned agains;
+
+static int ours(const void *addr)
+{
+	const unsigned char *a = addr, *b = base;
+
+	return b && a >= b && a < b + reserved;
+}
+
+/* Cut again while mend() repairs: the size back at once, so the repair
+ * goes on (it is done again from the new cut when it ends); a page that
+ * still faults, or one cut after another, becomes anonymous memory. */
+static int again(void *addr)
+{
+	uint64_t size = __atomic_load_n(&file_size, __ATOMIC_RELAXED);
+	int fd = mend_fd;
+	struct stat st;
+
+	if (++agains <= CUTS_MAX && fd >= 0 && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_size < size &&
+	    (fallocate(fd, 0, 0, (off_t)size) == 0 || ftruncate(fd, (off_t)size) == 0)) {
+		if ((uint64_t)st.st_size < recut)
+			recut = (uint64_t)st.st_size;
+		return 1;
+	}
+	return forsake(addr);
+}
+
+/* The file has its size and records back, from cut on, as often as it
+ * was cut again meanwhile; past CUTS_MAX cuts, kept in memory. 0 when a
+ * page had to be forsaken and could not be. */
+static int repair(int fd, uint64_t size, uint64_t cut, unsigned char *a)
+{
+	for (;;) {
+		recut = UINT64_MAX;
+		if (restore(fd, size, cut) != 0)
+			return forsake(a);
+		cut_repair(cut);
+		if (shadow.cuts >= CUTS_MAX) {
+			keep_in_memory(fd);
+			return 1;
+		}
+		if (recut == UINT64_MAX)
+			return 1;
+		cut = recut;
+	}
+}
+
+/* A fault in our range. A file cut short gets its size back; a page that
+ * still faults (no descriptor to mend it through, a full tmpfs, an I/O
+ * error) becomes anonymous memory. Either way the access runs again and
+ * succeeds: the application never dies of our file. */
 static int mend(void *addr)
 {
-	unsigned char *a = addr;
 	uint64_t size = __atomic_load_n(&file_size, __ATOMIC_RELAXED);
-	unsigned seen = __atomic_load_n(&mends, __ATOMIC_ACQUIRE);
 	struct stat st;
-	int fd, opened = 0, ok = 1;
+	int fd = kept_fd(), opened = fd < 0, ok;
 
-	if (!base || a < base || a >= base + reserved)
-		return 0;
-	while (__atomic_exchange_n(&mending, 1, __ATOMIC_ACQUIRE))
-		;
-	/* another thread mended it while we waited: try again first */
-	if (__atomic_load_n(&mends, __ATOMIC_ACQUIRE) == seen) {
-		if ((fd = kept_fd()) < 0)
-			fd = reopen(), opened = 1;
-		if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < size &&
-		    restore(fd, size, (uint64_t)st.st_size) == 0)
-			cut_repair((uint64_t)st.st_size);
-		else
-			ok = forsake(a);
-		if (opened && fd >= 0)
-			close(fd);
-		__atomic_add_fetch(&mends, 1, __ATOMIC_RELEASE);
-	}
-	__atomic_store_n(&mending, 0, __ATOMIC_RELEASE);
+	if (opened)
+		fd = reopen();
+	mend_fd = fd;
+	agains = 0;
+	if (!__atomic_load_n(&in_memory, __ATOMIC_ACQUIRE) && fd >= 0 && fstat(fd, &st) == 0 &&
+	    (uint64_t)st.st_size < size)
+		ok = repair(fd, size, (uint64_t)st.st_size, addr);
+	else
+		ok = forsake(addr);
+	mend_fd = -1;
+	if (opened && fd >= 0)
+		close(fd);
 	return ok;
 }
+
+static const struct sigbus_mender mender = { ours, mend, again };
 
 /* --- records ------------------------------------------------------------- */
 
@@ -543,6 +678,10 @@ void *mapfile_append(uint16_t type, size_t size)
 		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
 		shadow.nevents += type == RF_EVENT;
 		log_append(r, at);
+		/* again: stored before the log held it, it may have gone into a
+		 * file that keep_in_memory was copying */
+		r->size = len;
+		r->type = type;
 	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
 		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
@@ -686,7 +825,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	shadow = *header();
 	if (sysconf(_SC_PAGESIZE) > 0 && sysconf(_SC_PAGESIZE) <= PAGE_MAX)
 		page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	sigbus_install(mend);
+	sigbus_install(&mender);
 	return 0;
 }
 
@@ -705,6 +844,8 @@ void mapfile_finish(uint32_t state, const char *target)
 	h->end_ticks = arch_ticks();
 	h->ticks_per_ns = clock_ticks_per_ns();
 	__atomic_store_n(&h->state, state, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&in_memory, __ATOMIC_ACQUIRE))
+		write_back();
 	if (state == RF_EXECED)
 		sigbus_before_exec();
 }
@@ -810,6 +951,7 @@ static int copy_to_new_file(const char *exe)
 	file_ino = st.st_ino;
 	file_size = size;
 	tail_now = tail;
+	in_memory = 0;
 	return 0;
 }
 

@@ -8,13 +8,28 @@
 #ifndef PMCSHIM_SIGBUS_H
 #define PMCSHIM_SIGBUS_H
 
-/* mend(addr): 1 when the fault at addr was the shim's and is mended (the
- * faulting access is retried), else 0. Async-signal-safe. Call once, in
- * the constructor. */
-void sigbus_install(int (*mend)(void *addr));
+/* The owner of a mapping, for its faults. All async-signal-safe. */
+struct sigbus_mender {
+	/* whether addr lies in its mapping (called on whatever stack the
+	 * fault came on: a small frame) */
+	int (*ours)(const void *addr);
+	/* mend the fault at addr: 1 when the access can run again, else 0
+	 * (the application's action then). One thread at a time, on a stack
+	 * of the shim's own, with SIGBUS open: a fault in it calls again() */
+	int (*mend)(void *addr);
+	/* a fault in mend(), in the same thread (the file cut again): 1 when
+	 * the access can run again, else 0 */
+	int (*again)(void *addr);
+};
+
+/* Install the shim's SIGBUS handler for m (kept, not copied). Call once,
+ * in the constructor. From then on SIGBUS is never blocked for the
+ * kernel (sigmask.h). */
+void sigbus_install(const struct sigbus_mender *m);
 
 /* exec*(): the new image gets what the application set (an ignored
- * SIGBUS stays ignored); an exec that failed takes the shim's back. */
+ * SIGBUS stays ignored, a blocked one blocked); an exec that failed takes
+ * the shim's back. */
 void sigbus_before_exec(void);
 void sigbus_after_exec_failed(void);
 

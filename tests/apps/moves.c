@@ -18,6 +18,18 @@
  *   dfork         the daemon double fork: the parent _exits right after
  *                 fork; the child waits for that (a pipe), then reads the
  *                 state its own report file says
+ *   sigwaitcut    every signal blocked (before its threads are made, so
+ *                 they inherit it), one thread in sigwait; a marking
+ *                 thread cuts its report to 4096 bytes mid-way through
+ *                 200 calls of "before"; then a SIGBUS raised while
+ *                 blocked, its handler run when it unblocks it
+ *   altstack      its SIGBUS and SIGSEGV handlers on a 4 KiB alternate
+ *                 stack (SA_ONSTACK); its report cut to 4096 bytes while
+ *                 it marks
+ *   cutloop CUTS  2000 names marked, then 8 threads mark "busy" while
+ *                 the main thread cuts the report to 4096 bytes CUTS
+ *                 times, each as soon as the file has its size back;
+ *                 each marker stops 100 calls after the last cut
  * The report is found through /proc/self/fd (the shim keeps it open), or
  * named by MOVES_REPORT. */
 #include <dirent.h>
@@ -30,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pmcshim.h>
@@ -165,6 +178,167 @@ static int ownbus(int n)
 	return go_on(n);
 }
 
+/* --- cuts the application's own masks and stacks must survive -------------- */
+
+static void *waiter(void *arg)
+{
+	sigset_t s;
+	int sig = 0;
+
+	(void)arg;
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR1);
+	if (sigwait(&s, &sig) != 0)
+		return NULL;
+	printf("moves: sigwait got %s\n", sig == SIGUSR1 ? "SIGUSR1" : "another");
+	return NULL;
+}
+
+static void *marker_cuts(void *arg)
+{
+	sigset_t s;
+	int *ok = arg;
+
+	for (int i = 0; i < 200; i++) {
+		if (i == 100 && truncate(report, 4096) != 0)
+			return NULL;
+		before(1);
+	}
+	/* what it asked for is what it is told */
+	*ok = pthread_sigmask(SIG_BLOCK, NULL, &s) == 0 && sigismember(&s, SIGBUS) &&
+	      sigismember(&s, SIGSEGV) && sigismember(&s, SIGUSR1);
+	return NULL;
+}
+
+static volatile sig_atomic_t sent_caught;
+
+static void on_sent(int sig)
+{
+	(void)sig;
+	sent_caught++;
+}
+
+/* A SIGBUS raised while it blocks it waits until it unblocks it. */
+static int sent_while_blocked(void)
+{
+	sigset_t bus;
+	int before;
+
+	sigemptyset(&bus);
+	sigaddset(&bus, SIGBUS);
+	if (signal(SIGBUS, on_sent) == SIG_ERR || raise(SIGBUS) != 0)
+		return 1;
+	before = sent_caught;
+	if (pthread_sigmask(SIG_UNBLOCK, &bus, NULL) != 0)
+		return 1;
+	printf("moves: a raised SIGBUS waited for its unblocking: %s\n",
+	       before == 0 && sent_caught == 1 ? "yes" : "no");
+	return 0;
+}
+
+static int sigwaitcut(int n)
+{
+	sigset_t all, now;
+	pthread_t w, m;
+	int ok = 0;
+
+	sigfillset(&all);
+	if (pthread_sigmask(SIG_BLOCK, &all, NULL) != 0 ||
+	    pthread_create(&w, NULL, waiter, NULL) != 0 ||
+	    pthread_create(&m, NULL, marker_cuts, &ok) != 0 || pthread_join(m, NULL) != 0 ||
+	    pthread_kill(w, SIGUSR1) != 0 || pthread_join(w, NULL) != 0)
+		return 1;
+	printf("moves: the marking thread's mask as it set it: %s\n", ok ? "yes" : "no");
+	if (sigprocmask(SIG_SETMASK, NULL, &now) != 0)
+		return 1;
+	printf("moves: its own mask as it set it: %s\n",
+	       sigismember(&now, SIGBUS) && sigismember(&now, SIGTERM) ? "yes" : "no");
+	return sent_while_blocked() ? 1 : go_on(n);
+}
+
+static volatile sig_atomic_t alt_caught;
+
+static void on_alt(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	alt_caught++;
+	siglongjmp(back, 1);
+}
+
+static int altstack(int n)
+{
+	static char alt[4096] __attribute__((aligned(16)));
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction a = { .sa_sigaction = on_alt, .sa_flags = SA_SIGINFO | SA_ONSTACK };
+
+	sigemptyset(&a.sa_mask);
+	if (sigaltstack(&ss, NULL) != 0)
+		return printf("moves: sigaltstack: %m\n"), 1;
+	if (sigaction(SIGBUS, &a, NULL) != 0 || sigaction(SIGSEGV, &a, NULL) != 0)
+		return 1;
+	fill();
+	before(10);
+	if (truncate(report, 4096) != 0)
+		return 1;
+	before(10);
+	printf("moves: its handler ran %d times\n", (int)alt_caught);
+	return go_on(n);
+}
+
+static int cuts_left;
+
+static void *busy(void *arg)
+{
+	int after = 0;
+
+	(void)arg;
+	while (after < 100) {
+		after += __atomic_load_n(&cuts_left, __ATOMIC_ACQUIRE) == 0;
+		PMCSHIM_BEGIN("busy");
+		PMCSHIM_END("busy");
+	}
+	return NULL;
+}
+
+/* Each cut as soon as the file has its size back (the shim mending the
+ * last one), while it puts back its records: at most 20000 looks; once
+ * one cut is not mended in that time (the shim no longer mends: it keeps
+ * the report in memory), the rest without looking. */
+static void cut_when_mended(void)
+{
+	static int unmended;
+	struct stat st;
+	int i = 0;
+
+	while (!unmended && stat(report, &st) == 0 && st.st_size <= 4096)
+		unmended = ++i == 20000;
+	if (truncate(report, 4096) != 0)
+		exit(3);
+}
+
+static int cutloop(int cuts)
+{
+	pthread_t t[8];
+	char name[32];
+
+	/* records to put back: a repair long enough to be cut into */
+	for (int i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "many%d", i);
+		pmcshim_begin_name(name);
+		pmcshim_end_name(name);
+	}
+	cuts_left = cuts;
+	for (int i = 0; i < 8; i++)
+		if (pthread_create(&t[i], NULL, busy, NULL) != 0)
+			return 1;
+	for (; cuts_left > 0; __atomic_sub_fetch(&cuts_left, 1, __ATOMIC_RELEASE))
+		cut_when_mended();
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	printf("moves: %d cuts made\n", cuts);
+	return go_on(10);
+}
+
 /* --- the double fork -------------------------------------------------------- */
 
 #include "../../preload/format/reportfile.h"
@@ -249,6 +423,12 @@ int main(int argc, char **argv)
 		return printf("moves: survived its own fault\n"), 0;
 	} else if (!strcmp(mode, "dfork")) {
 		return dfork();
+	} else if (!strcmp(mode, "sigwaitcut")) {
+		return sigwaitcut(n);
+	} else if (!strcmp(mode, "altstack")) {
+		return altstack(n);
+	} else if (!strcmp(mode, "cutloop")) {
+		return cutloop(n);
 	} else {
 		return printf("moves: unknown mode %s\n", mode), 2;
 	}
