@@ -10,6 +10,7 @@
 #include "regions_impl.h"
 
 #include "entry.h"
+#include "guard.h"
 #include "names.h"
 
 void regions_release(struct region_state *rs)
@@ -170,23 +171,71 @@ static void drop_top(struct region_state *rs)
 	f->slot->open--;
 }
 
+/* Close the top frame, whose end was not seen: measured up to now, and
+ * counted (open: the region whose end closed it, 0 for a function's
+ * hook that found it abandoned). */
+static void close_unseen(struct region_state *rs, const uint64_t *now,
+			 const struct frame_times *times, uint32_t open)
+{
+	uint32_t region = rs->top->region;
+
+	close_top(rs, now, times, rs->nv);
+	regions_record_error(rs, RF_ERR_RESYNC, region, open, 1);
+}
+
+/* An end that is not of the innermost region: the region it ends is
+ * looked for down the open frames (RESYNC_SEARCH of them); found, the
+ * frames above it are closed (their ends were missed: a longjmp, an
+ * exception), then it. Not found: an end of nothing open, ignored. */
 static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, uint32_t id,
 						     const uint64_t *now,
 						     const struct frame_times *times)
 {
-	uint32_t k = open_count(rs);
+	uint32_t n = open_count(rs), k = n;
 
-	while (k > 0 && frame_at(rs, k - 1)->region != id)
+	while (k > 0 && n - k < RESYNC_SEARCH && frame_at(rs, k - 1)->region != id)
 		k--;
-	if (k == 0) {
+	if (k == 0 || frame_at(rs, k - 1)->region != id) {
 		regions_record_error(rs, RF_ERR_END_UNOPENED, id, 0, 1);
 		return;
 	}
 	regions_record_error(rs, RF_ERR_END_MISMATCH, id,
 			     rs->top->region, 1);
 	while (open_count(rs) > k)
-		drop_top(rs);
+		close_unseen(rs, now, times, id);
 	close_top(rs, now, times, rs->nv);
+}
+
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t below)
+{
+	int saved = errno, n = 0;
+	uint64_t now[VALUES_MAX];
+	struct frame_times times;
+	struct frame *f, *dead = NULL;
+
+	if (!guard_enter())	/* a handler interrupted the shim: later hooks will do */
+		return;
+	for (f = rs->top; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
+		uintptr_t k = regions_key(f);
+
+		if (k && k >= below)
+			break;
+		if (k) {
+			dead = f;
+			n = 0;
+		}
+	}
+	if (dead) {
+		regions_read_values(rs, c, now, &times);
+		if (rs->overflow) {	/* begins dropped past the cap: inside them */
+			rs->overflow = 0;
+			regions_rewarm(rs);
+		}
+		while (rs->top >= dead)
+			close_unseen(rs, now, rs->coverage ? &times : NULL, 0);
+	}
+	guard_leave();
+	errno = saved;
 }
 
 /* Pop the top frame without charging its site: its cost stays in its

@@ -15,7 +15,15 @@
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */
 #define NAME_CACHE 64			/* power of two */
-#define FRAMES_MAX 4096
+/* Regions open at once per thread (the frames array grows to it as it
+ * is used); begins past it are counted (RF_ERR_TOO_DEEP) and dropped, and
+ * so are their ends, matched by depth (region_state.overflow). */
+#define FRAMES_MAX 16384
+/* How far a resynchronisation looks down the open frames: for the region
+ * an unmatched end ends, and past frames without a key (markers) for a
+ * function's frame (regions_abandoned). */
+#define RESYNC_SEARCH 4096
+#define RESYNC_LOOK 16
 
 /* Enabled and running ns per value, for multiplexed events. */
 struct frame_times {
@@ -26,11 +34,16 @@ struct frame {
 	struct rf_site *site;		/* the accumulator, in the report file */
 	struct region_slot *slot;	/* &slots[region] (moved when they grow) */
 	uint32_t region;
+	uint32_t key_region;		/* key is this frame's when it equals region
+					 * (the markers leave both as they were) */
 	uint64_t start[VALUES_MAX];
 	/* Zeroed at begin together (in pairs of words): */
 	uint64_t children;		/* pairs closed directly inside */
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
+	/* A function's frame (regions_keyed): the canonical frame address of
+	 * the machine frame it runs in (0: unknown). */
+	uintptr_t key;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -140,6 +153,56 @@ void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller);
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
+
+/* Functions' frames and resynchronisation. A function region (the
+ * compiler's hooks) gets a key: the canonical frame address (CFA: the
+ * caller's stack pointer at the call) of the machine frame it runs in, its
+ * own or, inlined, its caller's. The stack grows down, so an open frame
+ * whose key lies below the frame a hook now runs in was abandoned: left by
+ * longjmp, or unwound by an exception without its exit hook. */
+static inline size_t regions_depth(const struct region_state *rs)
+{
+	return rs->frames ? (size_t)(rs->top - rs->frames) : 0;
+}
+
+/* Give the frame of function id, just begun (the depth was `before`), its
+ * key. */
+static inline void regions_keyed(struct region_state *rs, size_t before, uint32_t id,
+				 uintptr_t key)
+{
+	struct frame *f = rs->top;
+
+	if (regions_depth(rs) == before + 1 && f->region == id) {	/* the begin was kept */
+		f->key = key;
+		f->key_region = id;
+	}
+}
+
+/* The key of frame f, 0 where it has none (a marker's). */
+static inline uintptr_t regions_key(const struct frame *f)
+{
+	return f->key_region == f->region ? f->key : 0;
+}
+
+/* Whether the innermost open frame with a key (looking past up to
+ * RESYNC_LOOK without one) has a key below `below`: abandoned. */
+static inline int regions_abandoned(const struct region_state *rs, uintptr_t below)
+{
+	const struct frame *f = rs->top;
+
+	for (int n = 0; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
+		uintptr_t k = regions_key(f);
+
+		if (k)
+			return k < below;
+	}
+	return 0;
+}
+
+/* Close the abandoned frames (regions_abandoned), their values ending
+ * now, and every frame opened inside them; each counted per region as
+ * RF_ERR_RESYNC. Takes the guard (busy: nothing done). */
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t below);
 
 /* How many regions the thread has open. */
 uint32_t regions_open_count(const struct region_state *rs);

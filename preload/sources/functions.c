@@ -28,13 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/arch.h"
 #include "base/arena.h"
 #include "base/clock.h"
 #include "regions/guard.h"
 #include "base/log.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
+#include "stacks/cfi.h"
 #include "stacks/codemap.h"
+#include "stacks/fpwalk.h"
 #include "regions/names.h"
 #include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
@@ -251,11 +254,52 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 	return id;
 }
 
+/* --- frames abandoned --------------------------------------------- */
+
+/* A hook called this far into its function at most is called from the
+ * function's own prologue: the function has a machine frame of its own
+ * (it is not inlined), begun just now. */
+#define PROLOGUE_SPAN 256
+
+/* The canonical frame address of the machine frame that called a hook
+ * (ra: the hook's return address, sp and fp: that frame's stack and frame
+ * pointers at the call), from its unwind rule; 0 where there is none. */
+static inline uintptr_t frame_cfa(uintptr_t ra, uintptr_t sp, const uintptr_t *hook_fp)
+{
+	struct cfi_rule r = cfi_rule(ra);
+
+	if (r.kind != CFI_STEP)
+		return 0;
+	return (uintptr_t)((r.cfa_fp ? *hook_fp : sp) + r.cfa_off);	/* [hook fp]: caller's fp */
+}
+
+/* In a hook: its caller's CFA. */
+#define CALLER_CFA() frame_cfa(arch_return_address(), (uintptr_t)__builtin_dwarf_cfa(), \
+			       (const uintptr_t *)__builtin_frame_address(0))
+
+/* Open frames below `below` were abandoned: closed, where the hook runs on
+ * the thread's own stack (on another, a signal stack, the frames it
+ * interrupted are below or above it by chance). */
+static __attribute__((noinline)) void resync(struct thread_state *t, uintptr_t cfa,
+					     uintptr_t below)
+{
+	uintptr_t lo, hi;
+
+	fpwalk_stack(&lo, &hi);
+	if (!hi) {
+		fpwalk_thread_init();
+		fpwalk_stack(&lo, &hi);
+	}
+	if (cfa >= lo && cfa < hi)
+		regions_resync(&t->rs, &t->ctr, below);
+}
+
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
-	uintptr_t from;
+	uintptr_t from, cfa, below;
 	uint32_t id;
+	size_t depth;
 
 	if (!t)
 		return;
@@ -264,24 +308,36 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		id = first_call((uintptr_t)fn);
 	if (!id)
 		return;
+	/* frames left below this one's CFA were abandoned; so were those at
+	 * it when fn begins a machine frame of its own there */
+	cfa = CALLER_CFA();
+	below = cfa + (arch_return_address() - (uintptr_t)fn < PROLOGUE_SPAN);
+	if (cfa && unlikely(regions_abandoned(&t->rs, below)))
+		resync(t, cfa, below);
 	/* at depth > 0 the stack from the function itself (its call site
 	 * is the next frame): a walk must find the shim's frames returning
 	 * to the call site it is given */
 	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
+	depth = regions_depth(&t->rs);
 	regions_begin(&t->rs, &t->ctr, id, from);
+	regions_keyed(&t->rs, depth, id, cfa);
 }
 
 /* A function not met at its entry (it began before recording did) is
- * not ended either. */
+ * not ended either. Frames open below its machine frame were abandoned. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
 	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
+	uintptr_t cfa;
 	uint32_t id;
 
 	(void)site;
 	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
 		return;
+	cfa = CALLER_CFA();
+	if (cfa && unlikely(regions_abandoned(&t->rs, cfa)))
+		resync(t, cfa, cfa);
 	if (fold)
 		regions_end_fold(&t->rs, &t->ctr, id, fold);
 	else
@@ -348,6 +404,7 @@ static void functions_setup(const struct config *c)
 {
 	char why[256];
 
+	cfi_init();	/* the frames' keys (stacks_init does it only for walks) */
 	if (c->functions && *c->functions)	/* else filter stays as it is, off */
 		funcspec_parse(&functions_filter, c->functions, why, sizeof(why));
 }
