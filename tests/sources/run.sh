@@ -182,6 +182,25 @@ else
 		"$(head -3 "$tmp/reload.err")"
 fi
 
+# Functions left by longjmp, never returning: each call counted once and
+# on its own (other() directly under run(), in nothing a longjmp left
+# open), the calls closed counted and noted. jumps_check NAME WANT: $got
+# is "calls | paths of other | note lines".
+jwant="dive=5001 inner=2100 jump_out=2100 main=1 other=3100 run=1 "
+jumps_check() {
+	csv "$1"
+	got="$(calls_of "$1")| $("$R" --format folded "$tmp/$1"/*.pmc 2>>"$tmp/$1.rerr" |
+		awk '$1 ~ /other/ { print $1 }' | sort -u | tr '\n' ' ')| $("$R" "$tmp/$1"/*.pmc 2>>"$tmp/$1.rerr" |
+		grep -c '^#   9201 calls closed by resync in 3 regions: ')"
+	[ $rc = 0 ] && [ "$got" = "$jwant| main;run;other | 1" ]
+}
+shim jumps "$S/jumps"
+if jumps_check jumps; then
+	result functions_longjmp_resync ok
+else
+	result functions_longjmp_resync fail "exit $rc; got $got" "$(head -3 "$tmp/jumps.err")"
+fi
+
 # --- OpenMP -------------------------------------------------------------------
 
 # per_thread NAME REGEX: per thread of $tmp/NAME.csv (--threads), its
@@ -450,11 +469,22 @@ if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
 else
 	result tsan_functions_threads "skip:no TSan shim or TSan build of the program"
 fi
+if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/jumps" ]; then
+	PMCSHIM_STACK_METHOD=fp TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_jumps "$B/tsan/sources/jumps"
+	jumps_check tsan_jumps && result tsan_functions_longjmp ok ||
+		result tsan_functions_longjmp fail "exit $rc; $got" "$(head -20 "$tmp/tsan_jumps.err")"
+else
+	result tsan_functions_longjmp "skip:no TSan shim or TSan build of the program"
+fi
 
 CC=${CC:-cc}
 asan_rt=$($CC -print-file-name=libasan.so)
 if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87
+	PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_jumps "$S/jumps"
+	jumps_check asan_jumps && result asan_functions_longjmp ok ||
+		result asan_functions_longjmp fail "exit $rc; $got" "$(head -5 "$tmp/asan_jumps.err")"
 	PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_funcs "$S/funcs"
 	csv asan_funcs
 	got=$(calls_of asan_funcs)
@@ -482,6 +512,7 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	fi
 else
 	result asan_functions "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+	result asan_functions_longjmp "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_gcc "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_nest_clang "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 fi

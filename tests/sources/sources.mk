@@ -64,3 +64,14 @@ TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sour
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang $(B)/tests/sources/ompnest-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh
+
+# Functions left by longjmp, never returning (tests/sources/jumps.c), and
+# the same under TSan.
+$(B)/tests/sources/jumps: tests/sources/jumps.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+
+$(B)/tsan/sources/jumps: tests/sources/jumps.c
+	mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions $(TSAN_FLAGS) -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/jumps $(if $(CROSS),,$(B)/tsan/sources/jumps)
