@@ -353,36 +353,50 @@ static void test_left_open_then_balanced(void)
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, gen) == 5000, "the open ones, counted at the end");
 }
 
-/* Functions' frames carry the CFA of their machine frame: an open frame
- * whose key lies below a hook's was abandoned (longjmp), and is closed
- * with what was opened inside it (a marker), each counted; a frame at or
- * above it stays. Frames without a key (markers) are looked past. */
+/* Functions' frames carry the CFA of their machine frame and its return
+ * address: an open frame keyed below a function's begin was abandoned
+ * (longjmp), and is closed with what was opened inside it (a marker), each
+ * counted; so is one keyed at it with another return address (a sibling
+ * left by longjmp) or of the same function (begun again). One keyed at it
+ * with the same return address is an inlined function's caller: it stays,
+ * and so does a frame above. Frames without a key (markers) are looked
+ * past. */
 static void test_keys_resync(void)
 {
 	uint32_t f = names_intern_addr("", 0x5100, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 g = names_intern_addr("", 0x5200, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
+		 h = names_intern_addr("", 0x5300, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 m = names_intern("keys-marker", NULL);
+	struct fn_place pf = { 0x7000, 0x111, f }, pg = { 0x6f00, 0x222, g },
+			ph_inline = { 0x6f00, 0x222, h }, ph_sibling = { 0x6f00, 0x333, h },
+			pg_again = { 0x6f00, 0x222, g }, ph_deeper = { 0x6e00, 0x444, h },
+			pf_above = { 0x7100, 0x555, f };
 	size_t d;
 
 	fresh();
 	d = regions_depth(&rs);
 	regions_begin(&rs, &none, f, 0x60);
-	regions_keyed(&rs, d, f, 0x7000);
+	regions_keyed(&rs, d, &pf);
 	for (int k = 0; k < 4; k++) {
 		d = regions_depth(&rs);
 		regions_begin(&rs, &none, g, 0x70);
-		regions_keyed(&rs, d, g, 0x6f00);
+		regions_keyed(&rs, d, &pg);
 		regions_begin(&rs, &none, m, 0x80);	/* a marker: no key */
-		CHECK(!regions_abandoned(&rs, 0x6f00), "a frame at the hook's CFA is live");
-		CHECK(regions_abandoned(&rs, 0x6f01), "one below it is not");
-		regions_resync(&rs, &none, 0x6f01);	/* g called again at 0x6f00 */
+		CHECK(!regions_abandoned(&rs, &ph_inline), "h inlined in g's frame: g live");
+		CHECK(!regions_abandoned(&rs, &ph_deeper), "h called deeper: g live");
+		CHECK(regions_abandoned(&rs, &ph_sibling), "h at g's CFA, another site: g left");
+		CHECK(regions_abandoned(&rs, &pg_again), "g begun again at its CFA: g left");
+		regions_resync(&rs, &none, 0x6f01, &ph_sibling);	/* g on another stack */
+		CHECK(regions_open_count(&rs) == 3, "%u open", regions_open_count(&rs));
+		regions_resync(&rs, &none, 0x1000, k % 2 ? &ph_sibling : &pg_again);
 		CHECK(regions_open_count(&rs) == 1, "%u open", regions_open_count(&rs));
 	}
-	CHECK(!regions_abandoned(&rs, 0x7000), "f stays");
+	CHECK(!regions_abandoned(&rs, &ph_inline), "f stays");
 	CHECK(find(f, 0x60) && find_in(g, 0x70, find(f, 0x60)) &&
 	      find_in(g, 0x70, find(f, 0x60))->calls == 4, "4 calls of g, each its own");
 	CHECK(error_count(RF_ERR_RESYNC, g) == 4 && error_count(RF_ERR_RESYNC, m) == 4 &&
 	      error_open(RF_ERR_RESYNC, g) == 0, "closed by resync, counted");
+	CHECK(regions_abandoned(&rs, &pf_above), "a begin above f: f left");
 	regions_end(&rs, &none, f);
 	CHECK(find(f, 0x60)->calls == 1 && regions_open_count(&rs) == 0, "f ends as usual");
 }

@@ -206,7 +206,8 @@ static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, ui
 	close_top(rs, now, times, rs->nv);
 }
 
-void regions_resync(struct region_state *rs, struct counters *c, uintptr_t below)
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
+		    const struct fn_place *p)
 {
 	int saved = errno, n = 0;
 	uint64_t now[VALUES_MAX];
@@ -218,7 +219,7 @@ void regions_resync(struct region_state *rs, struct counters *c, uintptr_t below
 	for (f = rs->top; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
 		uintptr_t k = regions_key(f);
 
-		if (k && k >= below)
+		if (k && (k < lo || !regions_left(f, k, p)))
 			break;
 		if (k) {
 			dead = f;

@@ -42,8 +42,9 @@ struct frame {
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
 	/* A function's frame (regions_keyed): the canonical frame address of
-	 * the machine frame it runs in (0: unknown). */
-	uintptr_t key;
+	 * the machine frame it runs in (0: unknown), and that frame's return
+	 * address. */
+	uintptr_t key, key_site;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -157,24 +158,35 @@ void regions_end_name(struct region_state *rs, struct counters *c, const char *n
 /* Functions' frames and resynchronisation. A function region (the
  * compiler's hooks) gets a key: the canonical frame address (CFA: the
  * caller's stack pointer at the call) of the machine frame it runs in, its
- * own or, inlined, its caller's. The stack grows down, so an open frame
- * whose key lies below the frame a hook now runs in was abandoned: left by
- * longjmp, or unwound by an exception without its exit hook. */
+ * own or, inlined, its caller's, and that frame's return address (the
+ * hooks' call site: inlined, the caller's). The stack grows down, so an
+ * open frame keyed below the frame a function now begins in was abandoned:
+ * left by longjmp, or unwound by an exception without its exit hook. So
+ * was one keyed at it, unless it runs in the same machine frame (the same
+ * return address: an inlined function's caller, or inlined beside it) and
+ * is not the same function begun again. */
+struct fn_place {
+	uintptr_t cfa;		/* 0: unknown (no unwind table) */
+	uintptr_t site;
+	uint32_t id;
+};
+
 static inline size_t regions_depth(const struct region_state *rs)
 {
 	return rs->frames ? (size_t)(rs->top - rs->frames) : 0;
 }
 
-/* Give the frame of function id, just begun (the depth was `before`), its
- * key. */
-static inline void regions_keyed(struct region_state *rs, size_t before, uint32_t id,
-				 uintptr_t key)
+/* Give the frame of function p->id, just begun (the depth was `before`),
+ * its key. */
+static inline void regions_keyed(struct region_state *rs, size_t before,
+				 const struct fn_place *p)
 {
 	struct frame *f = rs->top;
 
-	if (regions_depth(rs) == before + 1 && f->region == id) {	/* the begin was kept */
-		f->key = key;
-		f->key_region = id;
+	if (regions_depth(rs) == before + 1 && f->region == p->id) {	/* the begin was kept */
+		f->key = p->cfa;
+		f->key_site = p->site;
+		f->key_region = p->id;
 	}
 }
 
@@ -184,9 +196,15 @@ static inline uintptr_t regions_key(const struct frame *f)
 	return f->key_region == f->region ? f->key : 0;
 }
 
+/* Whether frame f, keyed k, was abandoned when function p begins. */
+static inline int regions_left(const struct frame *f, uintptr_t k, const struct fn_place *p)
+{
+	return k < p->cfa || (k == p->cfa && (f->key_site != p->site || f->region == p->id));
+}
+
 /* Whether the innermost open frame with a key (looking past up to
- * RESYNC_LOOK without one) has a key below `below`: abandoned. */
-static inline int regions_abandoned(const struct region_state *rs, uintptr_t below)
+ * RESYNC_LOOK without one) was abandoned when function p begins. */
+static inline int regions_abandoned(const struct region_state *rs, const struct fn_place *p)
 {
 	const struct frame *f = rs->top;
 
@@ -194,15 +212,18 @@ static inline int regions_abandoned(const struct region_state *rs, uintptr_t bel
 		uintptr_t k = regions_key(f);
 
 		if (k)
-			return k < below;
+			return regions_left(f, k, p);
 	}
 	return 0;
 }
 
-/* Close the abandoned frames (regions_abandoned), their values ending
- * now, and every frame opened inside them; each counted per region as
- * RF_ERR_RESYNC. Takes the guard (busy: nothing done). */
-void regions_resync(struct region_state *rs, struct counters *c, uintptr_t below);
+/* Close the frames abandoned when function p begins, keyed at lo or
+ * above (the thread's stack: one keyed on another, a signal stack or a
+ * coroutine's, ends the search), their values ending now, and every frame
+ * opened inside them; each counted per region as RF_ERR_RESYNC. Takes the
+ * guard (busy: nothing done). */
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
+		    const struct fn_place *p);
 
 /* How many regions the thread has open. */
 uint32_t regions_open_count(const struct region_state *rs);

@@ -256,11 +256,6 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 
 /* --- frames abandoned --------------------------------------------- */
 
-/* A hook called this far into its function at most is called from the
- * function's own prologue: the function has a machine frame of its own
- * (it is not inlined), begun just now. */
-#define PROLOGUE_SPAN 256
-
 /* The canonical frame address of the machine frame that called a hook
  * (ra: the hook's return address, sp and fp: that frame's stack and frame
  * pointers at the call), from its unwind rule; 0 where there is none. */
@@ -277,11 +272,11 @@ static inline uintptr_t frame_cfa(uintptr_t ra, uintptr_t sp, const uintptr_t *h
 #define CALLER_CFA() frame_cfa(arch_return_address(), (uintptr_t)__builtin_dwarf_cfa(), \
 			       (const uintptr_t *)__builtin_frame_address(0))
 
-/* Open frames below `below` were abandoned: closed, where the hook runs on
- * the thread's own stack (on another, a signal stack, the frames it
- * interrupted are below or above it by chance). */
-static __attribute__((noinline)) void resync(struct thread_state *t, uintptr_t cfa,
-					     uintptr_t below)
+/* Open frames abandoned before function p began are closed, where the
+ * hook and they run on the thread's own stack (another, a signal stack or
+ * a coroutine's, lies below or above it by chance: its frames are left as
+ * they are). */
+static __attribute__((noinline)) void resync(struct thread_state *t, const struct fn_place *p)
 {
 	uintptr_t lo, hi;
 
@@ -290,54 +285,51 @@ static __attribute__((noinline)) void resync(struct thread_state *t, uintptr_t c
 		fpwalk_thread_init();
 		fpwalk_stack(&lo, &hi);
 	}
-	if (cfa >= lo && cfa < hi)
-		regions_resync(&t->rs, &t->ctr, below);
+	if (p->cfa >= lo && p->cfa < hi)
+		regions_resync(&t->rs, &t->ctr, lo, p);
 }
 
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
-	uintptr_t from, cfa, below;
-	uint32_t id;
+	struct fn_place p;
+	uintptr_t from;
 	size_t depth;
 
 	if (!t)
 		return;
-	id = known((uintptr_t)fn);
-	if (unlikely(id == UNSEEN))
-		id = first_call((uintptr_t)fn);
-	if (!id)
+	p.id = known((uintptr_t)fn);
+	if (unlikely(p.id == UNSEEN))
+		p.id = first_call((uintptr_t)fn);
+	if (!p.id)
 		return;
-	/* frames left below this one's CFA were abandoned; so were those at
-	 * it when fn begins a machine frame of its own there */
-	cfa = CALLER_CFA();
-	below = cfa + (arch_return_address() - (uintptr_t)fn < PROLOGUE_SPAN);
-	if (cfa && unlikely(regions_abandoned(&t->rs, below)))
-		resync(t, cfa, below);
+	p.cfa = CALLER_CFA();
+	p.site = (uintptr_t)site;
+	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
+		resync(t, &p);
 	/* at depth > 0 the stack from the function itself (its call site
 	 * is the next frame): a walk must find the shim's frames returning
 	 * to the call site it is given */
 	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
 	depth = regions_depth(&t->rs);
-	regions_begin(&t->rs, &t->ctr, id, from);
-	regions_keyed(&t->rs, depth, id, cfa);
+	regions_begin(&t->rs, &t->ctr, p.id, from);
+	regions_keyed(&t->rs, depth, &p);
 }
 
 /* A function not met at its entry (it began before recording did) is
- * not ended either. Frames open below its machine frame were abandoned. */
+ * not ended either. Frames open above its own were abandoned: the end
+ * closes them (an end that does not match). Not by the stack pointer: the
+ * compiler may call this hook as a tail call, after the function's frame
+ * is gone. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
 	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
-	uintptr_t cfa;
 	uint32_t id;
 
 	(void)site;
 	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
 		return;
-	cfa = CALLER_CFA();
-	if (cfa && unlikely(regions_abandoned(&t->rs, cfa)))
-		resync(t, cfa, cfa);
 	if (fold)
 		regions_end_fold(&t->rs, &t->ctr, id, fold);
 	else

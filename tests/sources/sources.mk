@@ -75,3 +75,9 @@ $(B)/tsan/sources/jumps: tests/sources/jumps.c
 	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions $(TSAN_FLAGS) -o $@ $<
 
 TEST_BINS += $(B)/tests/sources/jumps $(if $(CROSS),,$(B)/tsan/sources/jumps)
+
+# Functions inlined into each other (their hooks in their callers' frames).
+$(B)/tests/sources/inlined: tests/sources/inlined.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/inlined
