@@ -200,6 +200,19 @@ if jumps_check jumps; then
 else
 	result functions_longjmp_resync fail "exit $rc; got $got" "$(head -3 "$tmp/jumps.err")"
 fi
+# The same for C++ exceptions unwound without the exit hooks (clang++)
+if [ -x "$S/exceptions" ]; then
+	shim exceptions "$S/exceptions"
+	csv exceptions
+	got="$(calls_of exceptions | tr ' ' '\n' | sed 's/_ZL[0-9]*\([a-z]*\)[iv]=/\1=/' |
+		sort | tr '\n' ' ')| $("$R" --format folded \
+		"$tmp/exceptions"/*.pmc 2>>"$tmp/exceptions.rerr" | awk '$1 ~ /other/ { print $1 }')"
+	ewant="main=1 middle=2100 other=3100 run=1 thrower=2100 | main;_ZL3runv;_ZL5otheri"
+	[ $rc = 0 ] && [ "$got" = "$ewant" ] && result functions_exceptions_resync ok ||
+		result functions_exceptions_resync fail "exit $rc; got $got" "want $ewant"
+else
+	result functions_exceptions_resync "skip:no clang++ (test dependency clang)"
+fi
 # ... and none where functions inlined into each other run their hooks
 # in one machine frame
 shim inlined "$S/inlined"

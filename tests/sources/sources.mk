@@ -81,3 +81,13 @@ $(B)/tests/sources/inlined: tests/sources/inlined.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
 
 TEST_BINS += $(B)/tests/sources/inlined
+
+# Functions left by C++ exceptions that unwind without the exit hooks
+# (clang++; a host build only, skipped without clang++).
+HAVE_CLANGXX := $(if $(CROSS),,$(shell echo 'int main(){return 0;}' | \
+	$(CLANG)++ -x c++ - -o /dev/null 2>/dev/null && echo 1))
+
+$(B)/tests/sources/exceptions: tests/sources/exceptions.cpp | $(B)/tests/sources
+	$(CLANG)++ -std=c++11 -Wall -Wextra -Werror -O1 -g -finstrument-functions -o $@ $<
+
+TEST_BINS += $(if $(HAVE_CLANGXX),$(B)/tests/sources/exceptions)
