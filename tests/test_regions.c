@@ -357,20 +357,24 @@ static void test_left_open_then_balanced(void)
  * address: an open frame keyed below a function's begin was abandoned
  * (longjmp), and is closed with what was opened inside it (a marker), each
  * counted; so is one keyed at it with another return address (a sibling
- * left by longjmp) or of the same function (begun again). One keyed at it
- * with the same return address is an inlined function's caller: it stays,
- * and so does a frame above. Frames without a key (markers) are looked
- * past. */
+ * left by longjmp) or of the same function begun again (its enter hook
+ * returning to the same place). One keyed at it with the same return
+ * address is an inlined function's caller (or itself, inlined into
+ * itself): it stays, and so does a frame above. Frames without a key
+ * (markers) are looked past. */
 static void test_keys_resync(void)
 {
 	uint32_t f = names_intern_addr("", 0x5100, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 g = names_intern_addr("", 0x5200, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 h = names_intern_addr("", 0x5300, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 m = names_intern("keys-marker", NULL);
-	struct fn_place pf = { 0x7000, 0x111, f }, pg = { 0x6f00, 0x222, g },
-			ph_inline = { 0x6f00, 0x222, h }, ph_sibling = { 0x6f00, 0x333, h },
-			pg_again = { 0x6f00, 0x222, g }, ph_deeper = { 0x6e00, 0x444, h },
-			pf_above = { 0x7100, 0x555, f };
+	struct fn_place pf = { 0x7000, 0x111, 0x5104, f }, pg = { 0x6f00, 0x222, 0x5204, g },
+			ph_inline = { 0x6f00, 0x222, 0x5230, h },
+			ph_sibling = { 0x6f00, 0x333, 0x5304, h },
+			pg_again = { 0x6f00, 0x222, 0x5204, g },
+			pg_inline = { 0x6f00, 0x222, 0x5240, g },
+			ph_deeper = { 0x6e00, 0x444, 0x5304, h },
+			pf_above = { 0x7100, 0x555, 0x5104, f };
 	size_t d;
 
 	fresh();
@@ -386,6 +390,7 @@ static void test_keys_resync(void)
 		CHECK(!regions_abandoned(&rs, &ph_deeper), "h called deeper: g live");
 		CHECK(regions_abandoned(&rs, &ph_sibling), "h at g's CFA, another site: g left");
 		CHECK(regions_abandoned(&rs, &pg_again), "g begun again at its CFA: g left");
+		CHECK(!regions_abandoned(&rs, &pg_inline), "g inlined into itself: g live");
 		regions_resync(&rs, &none, 0x6f01, &ph_sibling);	/* g on another stack */
 		CHECK(regions_open_count(&rs) == 3, "%u open", regions_open_count(&rs));
 		regions_resync(&rs, &none, 0x1000, k % 2 ? &ph_sibling : &pg_again);

@@ -43,8 +43,8 @@ struct frame {
 	struct frame_times times;	/* at begin, with coverage only */
 	/* A function's frame (regions_keyed): the canonical frame address of
 	 * the machine frame it runs in (0: unknown), and that frame's return
-	 * address. */
-	uintptr_t key, key_site;
+	 * address, and the return address of its enter hook. */
+	uintptr_t key, key_site, key_ra;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -164,10 +164,12 @@ void regions_end_name(struct region_state *rs, struct counters *c, const char *n
  * left by longjmp, or unwound by an exception without its exit hook. So
  * was one keyed at it, unless it runs in the same machine frame (the same
  * return address: an inlined function's caller, or inlined beside it) and
- * is not the same function begun again. */
+ * is not the same function begun again from the same place (the same
+ * return address of the enter hook: else, inlined into itself). */
 struct fn_place {
 	uintptr_t cfa;		/* 0: unknown (no unwind table) */
 	uintptr_t site;
+	uintptr_t ra;		/* the enter hook's return address */
 	uint32_t id;
 };
 
@@ -186,6 +188,7 @@ static inline void regions_keyed(struct region_state *rs, size_t before,
 	if (regions_depth(rs) == before + 1 && f->region == p->id) {	/* the begin was kept */
 		f->key = p->cfa;
 		f->key_site = p->site;
+		f->key_ra = p->ra;
 		f->key_region = p->id;
 	}
 }
@@ -199,7 +202,9 @@ static inline uintptr_t regions_key(const struct frame *f)
 /* Whether frame f, keyed k, was abandoned when function p begins. */
 static inline int regions_left(const struct frame *f, uintptr_t k, const struct fn_place *p)
 {
-	return k < p->cfa || (k == p->cfa && (f->key_site != p->site || f->region == p->id));
+	return k < p->cfa ||
+	       (k == p->cfa && (f->key_site != p->site ||
+				(f->region == p->id && f->key_ra == p->ra)));
 }
 
 /* Whether the innermost open frame with a key (looking past up to

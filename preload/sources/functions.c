@@ -305,6 +305,7 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		return;
 	p.cfa = CALLER_CFA();
 	p.site = (uintptr_t)site;
+	p.ra = arch_return_address();
 	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
 		resync(t, &p);
 	/* at depth > 0 the stack from the function itself (its call site

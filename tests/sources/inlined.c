@@ -1,8 +1,10 @@
-/* Functions inlined into each other, built with -O2
+/* Functions inlined into each other, built with -O3
  * -finstrument-functions: their hooks run in their callers' machine frames
  * (the same stack pointer, the callers' return address), which are not
- * abandoned for it. Exact calls: big=1000 outer=2000 mid=3000 tiny=8000,
- * mid and tiny under outer and big, and no call closed by resync. */
+ * abandoned for it; rec() is inlined into itself, its hooks at the same
+ * stack pointer as its own frame's. Exact calls: big=1000 outer=2000
+ * mid=3000 tiny=8000 rec=465, mid and tiny under outer and big, rec 12
+ * deep, and no call closed by resync. */
 #include <stdio.h>
 
 static volatile int sink;
@@ -35,8 +37,15 @@ __attribute__((noinline)) void big(int i)
 	mid(i);
 }
 
-int main(void)
+static int rec(int n)
 {
+	return n < 2 ? n : rec(n - 1) + rec(n - 2);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argv;
+	sink += rec(11 + argc);	/* 12: 465 calls */
 	for (int i = 0; i < 1000; i++) {
 		big(i);
 		outer(i);

@@ -78,7 +78,7 @@ TEST_BINS += $(B)/tests/sources/jumps $(if $(CROSS),,$(B)/tsan/sources/jumps)
 
 # Functions inlined into each other (their hooks in their callers' frames).
 $(B)/tests/sources/inlined: tests/sources/inlined.c | $(B)/tests/sources
-	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
+	$(CC) $(WARN) $(DEFS) -O3 -g -finstrument-functions -o $@ $<
 
 TEST_BINS += $(B)/tests/sources/inlined
 
