@@ -294,18 +294,18 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	struct thread_state *t = shim_thread();
 	struct fn_place p;
 	uintptr_t from;
+	uint32_t id;
 	size_t depth;
 
 	if (!t)
 		return;
-	p.id = known((uintptr_t)fn);
-	if (unlikely(p.id == UNSEEN))
-		p.id = first_call((uintptr_t)fn);
-	if (!p.id)
+	id = known((uintptr_t)fn);
+	if (unlikely(id == UNSEEN))
+		id = first_call((uintptr_t)fn);
+	if (!id)
 		return;
-	p.cfa = CALLER_CFA();
-	p.site = (uintptr_t)site;
-	p.ra = arch_return_address();
+	/* frames a longjmp or an exception left open end here */
+	p = (struct fn_place){ CALLER_CFA(), (uintptr_t)site, arch_return_address(), id };
 	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
 		resync(t, &p);
 	/* at depth > 0 the stack from the function itself (its call site
@@ -313,7 +313,7 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 	 * to the call site it is given */
 	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
 	depth = regions_depth(&t->rs);
-	regions_begin(&t->rs, &t->ctr, p.id, from);
+	regions_begin(&t->rs, &t->ctr, id, from);
 	regions_keyed(&t->rs, depth, &p);
 }
 
