@@ -269,9 +269,11 @@ void regions_end_measured(struct region_state *rs, struct counters *c, uint32_t 
 			regions_rewarm(rs);
 		return;
 	}
-	if (open_count(rs) && rs->top->region == id && now[0] - rs->top->start[0] < fold)
+	/* (the root holds region 0, which no id is: no count of the frames,
+	 * a division by their size) */
+	if (rs->frames && rs->top->region == id && now[0] - rs->top->start[0] < fold)
 		fold_top(rs);
-	else if (open_count(rs) && rs->top->region == id)
+	else if (rs->frames && rs->top->region == id)
 		close_top(rs, now, t, rs->nv);
 	else
 		end_unbalanced(rs, id, now, t);
