@@ -34,17 +34,22 @@ struct frame {
 	struct rf_site *site;		/* the accumulator, in the report file */
 	struct region_slot *slot;	/* &slots[region] (moved when they grow) */
 	uint32_t region;
-	uint32_t key_region;		/* key is this frame's when it equals region
-					 * (the markers leave both as they were) */
 	uint64_t start[VALUES_MAX];
 	/* Zeroed at begin together (in pairs of words): */
 	uint64_t children;		/* pairs closed directly inside */
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
-	/* A function's frame (regions_keyed): the canonical frame address of
-	 * the machine frame it runs in (0: unknown), and that frame's return
-	 * address, and the return address of its enter hook. */
-	uintptr_t key, key_site, key_ra;
+};
+
+/* A function's frame's key (regions_keyed), beside its frame (frames[i]:
+ * keys[i]; apart, so that the markers' frames keep their size and
+ * offsets): the canonical frame address of the machine frame it runs in
+ * (0: unknown), that frame's return address, and the return address of
+ * its enter hook. The key is frames[i]'s when region is its region (the
+ * markers leave keys as they were). */
+struct fn_key {
+	uintptr_t cfa, site, ra;
+	uint32_t region;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -111,6 +116,8 @@ struct region_state {
 	 * frame the child opened since started later). */
 	uint32_t inherited;
 	uint64_t forked_at;
+	struct fn_key *keys;		/* beside frames (NULL: no memory) */
+	uint32_t keys_cap;
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has
@@ -183,28 +190,28 @@ static inline size_t regions_depth(const struct region_state *rs)
 static inline void regions_keyed(struct region_state *rs, size_t before,
 				 const struct fn_place *p)
 {
-	struct frame *f = rs->top;
+	size_t i = regions_depth(rs);
 
-	if (regions_depth(rs) == before + 1 && f->region == p->id) {	/* the begin was kept */
-		f->key = p->cfa;
-		f->key_site = p->site;
-		f->key_ra = p->ra;
-		f->key_region = p->id;
-	}
+	if (i == before + 1 && rs->top->region == p->id && i < rs->keys_cap)	/* kept */
+		rs->keys[i] = (struct fn_key){ p->cfa, p->site, p->ra, p->id };
 }
 
-/* The key of frame f, 0 where it has none (a marker's). */
-static inline uintptr_t regions_key(const struct frame *f)
+/* The key of open frame f, NULL where it has none (a marker's). */
+static inline const struct fn_key *regions_key(const struct region_state *rs,
+					       const struct frame *f)
 {
-	return f->key_region == f->region ? f->key : 0;
+	size_t i = (size_t)(f - rs->frames);
+	const struct fn_key *k = i < rs->keys_cap ? &rs->keys[i] : NULL;
+
+	return k && k->region == f->region && k->cfa ? k : NULL;
 }
 
-/* Whether frame f, keyed k, was abandoned when function p begins. */
-static inline int regions_left(const struct frame *f, uintptr_t k, const struct fn_place *p)
+/* Whether a frame keyed k was abandoned when function p begins. */
+static inline int regions_left(const struct fn_key *k, const struct fn_place *p)
 {
-	return k < p->cfa ||
-	       (k == p->cfa && (f->key_site != p->site ||
-				(f->region == p->id && f->key_ra == p->ra)));
+	return k->cfa < p->cfa ||
+	       (k->cfa == p->cfa && (k->site != p->site ||
+				     (k->region == p->id && k->ra == p->ra)));
 }
 
 /* Whether the innermost open frame with a key (looking past up to
@@ -214,10 +221,10 @@ static inline int regions_abandoned(const struct region_state *rs, const struct 
 	const struct frame *f = rs->top;
 
 	for (int n = 0; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
-		uintptr_t k = regions_key(f);
+		const struct fn_key *k = regions_key(rs, f);
 
 		if (k)
-			return regions_left(f, k, p);
+			return regions_left(k, p);
 	}
 	return 0;
 }
