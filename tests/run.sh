@@ -74,7 +74,7 @@ echo "tsan: runs with PMCSHIM_STACK_METHOD=fp (libunwind's thread-exit destructo
 PMCSHIM_TEST_SUITE=tsan PMCSHIM_TEST_SHIM=$B/tsan/libpmcshim.so \
 PMCSHIM_TEST_APPS=$B/tsan/apps PMCSHIM_STACK_DEPTH=8 PMCSHIM_STACK_METHOD=fp \
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_threads_one_by_one,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading \
+PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_threads_one_by_one,test_thread_exit_paths,test_fork_child_own_report,test_names_while_unloading,test_unbalanced_markers \
 	run "tsan" "$B/tests/test_integration"
 # The 8 marking threads and the live reader, the exit path with threads
 # still running, a raw-exit thread, and exit from a signal handler; a

@@ -321,7 +321,10 @@ static void test_unbalanced_markers(void)
 	CHECK(e && num(e, "count") == 1, "open-at-exit");
 	CHECK(rep_calls(rep, NULL, "good") == 4 && rep_calls(rep, NULL, "outer") == 1,
 	      "other regions measured");
-	CHECK(rep_calls(rep, NULL, "forgotten") == 0, "dropped region not counted");
+	CHECK(rep_calls(rep, NULL, "forgotten") == 1, "forgotten closed at outer's end, counted");
+	e = error_entry(rep, "closed-by-resync", "forgotten");
+	CHECK(e && strcmp(str(e, "open"), "outer") == 0 && num(e, "count") == 1,
+	      "closed-by-resync, by outer's end");
 	CHECK(count_lines(r.err, "unbalanced markers") == 3, "one warning per kind:\n%s", r.err);
 }
 

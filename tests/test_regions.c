@@ -45,6 +45,16 @@ static uint64_t error_count(enum rf_error_kind kind, uint32_t region)
 	return 0;
 }
 
+/* The region whose end (or 0: a function's hook) made an error of kind
+ * at region. */
+static uint32_t error_open(enum rf_error_kind kind, uint32_t region)
+{
+	for (struct region_error *e = rs.errors; e; e = e->next)
+		if (e->rec->kind == kind && e->rec->region == region)
+			return e->rec->open;
+	return UINT32_MAX;
+}
+
 static int is_stack(const struct rf_record *r, const void *arg)
 {
 	return r->type == RF_STACK && ((const struct rf_stack *)r)->id == *(const uint32_t *)arg;
@@ -202,7 +212,7 @@ static void test_unbalanced(void)
 	regions_end(&rs, &none, c);			/* nothing open */
 	regions_begin(&rs, &none, a, 0x10);
 	regions_begin(&rs, &none, b, 0x20);
-	regions_end(&rs, &none, a);			/* b still open: dropped */
+	regions_end(&rs, &none, a);			/* b still open: closed too */
 	regions_begin(&rs, &none, good, 0x30);
 	regions_end(&rs, &none, good);
 	regions_begin(&rs, &none, c, 0x40);		/* left open */
@@ -211,8 +221,10 @@ static void test_unbalanced(void)
 	CHECK(error_count(RF_ERR_END_MISMATCH, a) == 1, "end-mismatch");
 	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, c) == 1, "open-at-exit");
 	CHECK(find(a, 0x10) && find(a, 0x10)->calls == 1, "a still measured");
-	CHECK(!find_in(b, 0x20, find(a, 0x10)) || find_in(b, 0x20, find(a, 0x10))->calls == 0,
-	      "b not measured");
+	CHECK(find_in(b, 0x20, find(a, 0x10)) && find_in(b, 0x20, find(a, 0x10))->calls == 1,
+	      "b closed at a's end, measured");
+	CHECK(error_count(RF_ERR_RESYNC, b) == 1 && error_open(RF_ERR_RESYNC, b) == a,
+	      "b counted as closed by a's end");
 	CHECK(find(good, 0x30)->calls == 1, "later regions fine");
 	CHECK(regions_open_count(&rs) == 0, "nothing left open");
 }
@@ -283,6 +295,115 @@ static void test_nesting_limit(void)
 	regions_end(&rs, &none, huge);
 	CHECK(error_count(RF_ERR_TOO_DEEP, huge) == 1 && regions_open_count(&rs) == 0 && rs.overflow == 0,
 	      "id 2^31: begin dropped and counted, its end too");
+}
+
+/* An end of a region open below others closes them first (their ends
+ * were missed), each measured to that end and counted per region, then
+ * the region itself; the thread goes on recording. */
+static void test_mismatch_closes_above(void)
+{
+	uint32_t a = names_intern("mm-a", NULL), b = names_intern("mm-b", NULL),
+		 c = names_intern("mm-c", NULL);
+	struct rf_site *sa, *sb, *sc;
+
+	fresh();
+	for (int k = 0; k < 3; k++) {
+		regions_begin(&rs, &none, a, 0x10);
+		regions_begin(&rs, &none, b, 0x20);
+		spin();
+		regions_begin(&rs, &none, c, 0x30);
+		spin();
+		regions_end(&rs, &none, a);	/* b and c never ended */
+	}
+	sa = find(a, 0x10);
+	sb = sa ? find_in(b, 0x20, sa) : NULL;
+	sc = sb ? find_in(c, 0x30, sb) : NULL;
+	CHECK(sa && sb && sc && sa->calls == 3 && sb->calls == 3 && sc->calls == 3,
+	      "every call counted, each on its own");
+	CHECK(sb && sc && sb->v[0].incl >= sc->v[0].incl && sc->v[0].incl > 0 &&
+	      sa->v[0].incl >= sb->v[0].incl, "measured up to the end that closed them");
+	CHECK(error_count(RF_ERR_RESYNC, b) == 3 && error_count(RF_ERR_RESYNC, c) == 3 &&
+	      error_open(RF_ERR_RESYNC, c) == a, "closed by resync: 3 each, by a's end");
+	CHECK(error_count(RF_ERR_END_MISMATCH, a) == 3, "each mismatched end counted");
+	CHECK(regions_open_count(&rs) == 0, "nothing left open");
+}
+
+/* 5,000 regions left open (generators never finished), deeper than the
+ * old cap of 4,096, then 3,100 pairs of another region: all recorded. */
+static void test_left_open_then_balanced(void)
+{
+	uint32_t gen = names_intern("lo-gen", NULL), other = names_intern("lo-other", NULL);
+	const struct rf_site *inner, *s;
+
+	fresh();
+	for (int i = 0; i < 5000; i++)
+		regions_begin(&rs, &none, gen, 0x40);
+	inner = regions_open_count(&rs) ? rs.top->site : NULL;
+	for (int i = 0; i < 3100; i++) {
+		regions_begin(&rs, &none, other, 0x50);
+		regions_end(&rs, &none, other);
+	}
+	s = inner ? find_in(other, 0x50, inner) : NULL;
+	CHECK(s && s->calls == 3100, "%llu calls of other, want 3100",
+	      s ? (unsigned long long)s->calls : 0ULL);
+	CHECK(error_count(RF_ERR_TOO_DEEP, gen) == 0 && error_count(RF_ERR_TOO_DEEP, other) == 0,
+	      "nothing dropped");
+	CHECK(regions_open_count(&rs) == 5000, "%u open", regions_open_count(&rs));
+	regions_finish(&rs, &none);
+	CHECK(error_count(RF_ERR_OPEN_AT_EXIT, gen) == 5000, "the open ones, counted at the end");
+}
+
+/* Functions' frames carry the CFA of their machine frame and its return
+ * address: an open frame keyed below a function's begin was abandoned
+ * (longjmp), and is closed with what was opened inside it (a marker), each
+ * counted; so is one keyed at it with another return address (a sibling
+ * left by longjmp) or of the same function begun again (its enter hook
+ * returning to the same place). One keyed at it with the same return
+ * address is an inlined function's caller (or itself, inlined into
+ * itself): it stays, and so does a frame above. Frames without a key
+ * (markers) are looked past. */
+static void test_keys_resync(void)
+{
+	uint32_t f = names_intern_addr("", 0x5100, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
+		 g = names_intern_addr("", 0x5200, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
+		 h = names_intern_addr("", 0x5300, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
+		 m = names_intern("keys-marker", NULL);
+	struct fn_place pf = { 0x7000, 0x111, 0x5104, f }, pg = { 0x6f00, 0x222, 0x5204, g },
+			ph_inline = { 0x6f00, 0x222, 0x5230, h },
+			ph_sibling = { 0x6f00, 0x333, 0x5304, h },
+			pg_again = { 0x6f00, 0x222, 0x5204, g },
+			pg_inline = { 0x6f00, 0x222, 0x5240, g },
+			ph_deeper = { 0x6e00, 0x444, 0x5304, h },
+			pf_above = { 0x7100, 0x555, 0x5104, f };
+	size_t d;
+
+	fresh();
+	d = regions_depth(&rs);
+	regions_begin(&rs, &none, f, 0x60);
+	regions_keyed(&rs, d, &pf);
+	for (int k = 0; k < 4; k++) {
+		d = regions_depth(&rs);
+		regions_begin(&rs, &none, g, 0x70);
+		regions_keyed(&rs, d, &pg);
+		regions_begin(&rs, &none, m, 0x80);	/* a marker: no key */
+		CHECK(!regions_abandoned(&rs, &ph_inline), "h inlined in g's frame: g live");
+		CHECK(!regions_abandoned(&rs, &ph_deeper), "h called deeper: g live");
+		CHECK(regions_abandoned(&rs, &ph_sibling), "h at g's CFA, another site: g left");
+		CHECK(regions_abandoned(&rs, &pg_again), "g begun again at its CFA: g left");
+		CHECK(!regions_abandoned(&rs, &pg_inline), "g inlined into itself: g live");
+		regions_resync(&rs, &none, 0x6f01, &ph_sibling);	/* g on another stack */
+		CHECK(regions_open_count(&rs) == 3, "%u open", regions_open_count(&rs));
+		regions_resync(&rs, &none, 0x1000, k % 2 ? &ph_sibling : &pg_again);
+		CHECK(regions_open_count(&rs) == 1, "%u open", regions_open_count(&rs));
+	}
+	CHECK(!regions_abandoned(&rs, &ph_inline), "f stays");
+	CHECK(find(f, 0x60) && find_in(g, 0x70, find(f, 0x60)) &&
+	      find_in(g, 0x70, find(f, 0x60))->calls == 4, "4 calls of g, each its own");
+	CHECK(error_count(RF_ERR_RESYNC, g) == 4 && error_count(RF_ERR_RESYNC, m) == 4 &&
+	      error_open(RF_ERR_RESYNC, g) == 0, "closed by resync, counted");
+	CHECK(regions_abandoned(&rs, &pf_above), "a begin above f: f left");
+	regions_end(&rs, &none, f);
+	CHECK(find(f, 0x60)->calls == 1 && regions_open_count(&rs) == 0, "f ends as usual");
 }
 
 /* Markers by run-time name: the per-thread cache is keyed by the pointer
@@ -464,6 +585,9 @@ int main(void)
 	RUN(test_slots_grow_while_open);
 	RUN(test_unbalanced);
 	RUN(test_function_open_at_end);
+	RUN(test_mismatch_closes_above);
+	RUN(test_left_open_then_balanced);
+	RUN(test_keys_resync);
 	RUN(test_sites_split_by_call_site);
 	RUN(test_sites_split_by_parent);
 	RUN(test_name_cache);

@@ -95,7 +95,7 @@ $(B)/tsan/apps/%: tests/apps/%.c include/pmcshim.h
 	mkdir -p $(@D)
 	$(CC) $(APP_FLAGS) $(TSAN_FLAGS) -o $@ $< -ldl
 
-TSAN_APPS := threads exits forks ends unloads fdapp dlshim moves
+TSAN_APPS := threads exits forks ends unloads fdapp dlshim moves unbalanced
 
 $(B)/tsan/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h include/pmcshim.h
 	mkdir -p $(@D)

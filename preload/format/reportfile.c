@@ -360,6 +360,7 @@ const char *rf_error_name(uint32_t kind)
 		[RF_ERR_OPEN_AT_EXIT] = "open-at-exit",
 		[RF_ERR_REENTRANT] = "reentrant",
 		[RF_ERR_TOO_DEEP] = "too-deep",
+		[RF_ERR_RESYNC] = "closed-by-resync",
 	};
 	return kind < RF_ERR_KINDS ? names[kind] : "?";
 }

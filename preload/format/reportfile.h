@@ -332,6 +332,12 @@ enum rf_error_kind {
 	RF_ERR_OPEN_AT_EXIT = 2,	/* still open when its thread ended */
 	RF_ERR_REENTRANT = 3,		/* marker while the shim was busy on the thread */
 	RF_ERR_TOO_DEEP = 4,		/* nesting deeper than the shim keeps */
+	/* Calls closed by resynchronisation, their end not seen: an end of a
+	 * region open below them (`open`: that region), or a function's hook
+	 * met with the stack already past them (longjmp, an exception that
+	 * unwound without the exit hook; `open`: 0). Measured, their values
+	 * ending there. Readers before it show "kind-5". */
+	RF_ERR_RESYNC = 5,
 	RF_ERR_KINDS
 };
 

@@ -11,12 +11,15 @@ static int warned[RF_ERR_KINDS];
 
 static void warn_once(enum rf_error_kind kind, uint32_t region, uint32_t open)
 {
+	/* closed by an end of a region open below: the end-mismatch says so */
+	if (kind == RF_ERR_RESYNC && open)
+		return;
 	if (__atomic_exchange_n(&warned[kind], 1, __ATOMIC_RELAXED))
 		return;
 	switch (kind) {
 	case RF_ERR_END_MISMATCH:
 		log_notice("unbalanced markers: end of '%s' while '%s' is innermost; "
-			   "closed '%s', dropped the regions inside it "
+			   "closed '%s', and first the regions open inside it (closed by resync) "
 			   "(this kind is warned once; all are in the report)",
 			   names_get(region), names_get(open), names_get(region));
 		break;
@@ -33,6 +36,11 @@ static void warn_once(enum rf_error_kind kind, uint32_t region, uint32_t open)
 	case RF_ERR_TOO_DEEP:
 		log_notice("regions nested deeper than %d (at '%s'); deeper ones are "
 			   "not measured", FRAMES_MAX, names_get(region));
+		break;
+	case RF_ERR_RESYNC:
+		log_notice("functions left without their exit hook (longjmp, or an exception "
+			   "unwound without it): each closed where its thread's stack was seen past "
+			   "it (this kind is warned once; all are in the report)");
 		break;
 	default:
 		log_notice("a marker was called while the shim was busy on the same "

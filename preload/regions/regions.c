@@ -10,6 +10,7 @@
 #include "regions_impl.h"
 
 #include "entry.h"
+#include "guard.h"
 #include "names.h"
 
 void regions_release(struct region_state *rs)
@@ -17,6 +18,8 @@ void regions_release(struct region_state *rs)
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
 	rs->frames = rs->top = rs->frames_last = rs->warm_top = NULL;
+	rs->keys = NULL;
+	rs->keys_cap = 0;
 	rs->slots = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->slots_cap = 0;
@@ -93,6 +96,18 @@ static inline uint32_t open_count(const struct region_state *rs)
 	return rs->frames ? (uint32_t)(rs->top - rs->frames) : 0;
 }
 
+/* The functions' keys beside the frames (none without memory: their
+ * frames are not resynchronised by the stack). */
+static void grow_keys(struct region_state *rs, uint32_t n)
+{
+	uint32_t cap = rs->keys_cap;
+
+	if (rs->keys_cap < rs->frames_cap &&
+	    grow_zeroed(&rs->arena, (void **)&rs->keys, &cap, sizeof(struct fn_key), n + 1,
+			FRAMES_MAX + 1) == 0)
+		rs->keys_cap = cap;
+}
+
 static int grow_frames(struct region_state *rs)
 {
 	uint32_t n = open_count(rs);
@@ -102,6 +117,7 @@ static int grow_frames(struct region_state *rs)
 		return -1;
 	rs->top = rs->frames + n;
 	rs->frames_last = rs->frames + rs->frames_cap - 1;
+	grow_keys(rs, n);
 	rs->warm_top = rs->depth ? rs->frames : rs->frames_last;
 	return 0;
 }
@@ -170,23 +186,72 @@ static void drop_top(struct region_state *rs)
 	f->slot->open--;
 }
 
+/* Close the top frame, whose end was not seen: measured up to now, and
+ * counted (open: the region whose end closed it, 0 for a function's
+ * hook that found it abandoned). */
+static void close_unseen(struct region_state *rs, const uint64_t *now,
+			 const struct frame_times *times, uint32_t open)
+{
+	uint32_t region = rs->top->region;
+
+	close_top(rs, now, times, rs->nv);
+	regions_record_error(rs, RF_ERR_RESYNC, region, open, 1);
+}
+
+/* An end that is not of the innermost region: the region it ends is
+ * looked for down the open frames (RESYNC_SEARCH of them); found, the
+ * frames above it are closed (their ends were missed: a longjmp, an
+ * exception), then it. Not found: an end of nothing open, ignored. */
 static __attribute__((noinline)) void end_unbalanced(struct region_state *rs, uint32_t id,
 						     const uint64_t *now,
 						     const struct frame_times *times)
 {
-	uint32_t k = open_count(rs);
+	uint32_t n = open_count(rs), k = n;
 
-	while (k > 0 && frame_at(rs, k - 1)->region != id)
+	while (k > 0 && n - k < RESYNC_SEARCH && frame_at(rs, k - 1)->region != id)
 		k--;
-	if (k == 0) {
+	if (k == 0 || frame_at(rs, k - 1)->region != id) {
 		regions_record_error(rs, RF_ERR_END_UNOPENED, id, 0, 1);
 		return;
 	}
 	regions_record_error(rs, RF_ERR_END_MISMATCH, id,
 			     rs->top->region, 1);
 	while (open_count(rs) > k)
-		drop_top(rs);
+		close_unseen(rs, now, times, id);
 	close_top(rs, now, times, rs->nv);
+}
+
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
+		    const struct fn_place *p)
+{
+	int saved = errno, n = 0;
+	uint64_t now[VALUES_MAX];
+	struct frame_times times;
+	struct frame *f, *dead = NULL;
+
+	if (!guard_enter())	/* a handler interrupted the shim: later hooks will do */
+		return;
+	for (f = rs->top; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
+		const struct fn_key *k = regions_key(rs, f);
+
+		if (k && (k->cfa < lo || !regions_left(k, p)))
+			break;
+		if (k) {
+			dead = f;
+			n = 0;
+		}
+	}
+	if (dead) {
+		regions_read_values(rs, c, now, &times);
+		if (rs->overflow) {	/* begins dropped past the cap: inside them */
+			rs->overflow = 0;
+			regions_rewarm(rs);
+		}
+		while (rs->top >= dead)
+			close_unseen(rs, now, rs->coverage ? &times : NULL, 0);
+	}
+	guard_leave();
+	errno = saved;
 }
 
 /* Pop the top frame without charging its site: its cost stays in its
@@ -219,9 +284,11 @@ void regions_end_measured(struct region_state *rs, struct counters *c, uint32_t 
 			regions_rewarm(rs);
 		return;
 	}
-	if (open_count(rs) && rs->top->region == id && now[0] - rs->top->start[0] < fold)
+	/* (the root holds region 0, which no id is: no count of the frames,
+	 * a division by their size) */
+	if (rs->frames && rs->top->region == id && now[0] - rs->top->start[0] < fold)
 		fold_top(rs);
-	else if (open_count(rs) && rs->top->region == id)
+	else if (rs->frames && rs->top->region == id)
 		close_top(rs, now, t, rs->nv);
 	else
 		end_unbalanced(rs, id, now, t);

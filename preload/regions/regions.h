@@ -15,7 +15,15 @@
 
 #define VALUES_MAX (1 + EVENTS_MAX)	/* [0] wall ticks, [1 + k] k-th open event */
 #define NAME_CACHE 64			/* power of two */
-#define FRAMES_MAX 4096
+/* Regions open at once per thread (the frames array grows to it as it
+ * is used); begins past it are counted (RF_ERR_TOO_DEEP) and dropped, and
+ * so are their ends, matched by depth (region_state.overflow). */
+#define FRAMES_MAX 16384
+/* How far a resynchronisation looks down the open frames: for the region
+ * an unmatched end ends, and past frames without a key (markers) for a
+ * function's frame (regions_abandoned). */
+#define RESYNC_SEARCH 4096
+#define RESYNC_LOOK 16
 
 /* Enabled and running ns per value, for multiplexed events. */
 struct frame_times {
@@ -31,6 +39,17 @@ struct frame {
 	uint64_t children;		/* pairs closed directly inside */
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
+};
+
+/* A function's frame's key (regions_keyed), beside its frame (frames[i]:
+ * keys[i]; apart, so that the markers' frames keep their size and
+ * offsets): the canonical frame address of the machine frame it runs in
+ * (0: unknown), that frame's return address, and the return address of
+ * its enter hook. The key is frames[i]'s when region is its region (the
+ * markers leave keys as they were). */
+struct fn_key {
+	uintptr_t cfa, site, ra;
+	uint32_t region;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -97,6 +116,8 @@ struct region_state {
 	 * frame the child opened since started later). */
 	uint32_t inherited;
 	uint64_t forked_at;
+	struct fn_key *keys;		/* beside frames (NULL: no memory) */
+	uint32_t keys_cap;
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has
@@ -140,6 +161,81 @@ void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 void regions_begin_name(struct region_state *rs, struct counters *c, const char *name,
 			uintptr_t caller);
 void regions_end_name(struct region_state *rs, struct counters *c, const char *name);
+
+/* Functions' frames and resynchronisation. A function region (the
+ * compiler's hooks) gets a key: the canonical frame address (CFA: the
+ * caller's stack pointer at the call) of the machine frame it runs in, its
+ * own or, inlined, its caller's, and that frame's return address (the
+ * hooks' call site: inlined, the caller's). The stack grows down, so an
+ * open frame keyed below the frame a function now begins in was abandoned:
+ * left by longjmp, or unwound by an exception without its exit hook. So
+ * was one keyed at it, unless it runs in the same machine frame (the same
+ * return address: an inlined function's caller, or inlined beside it) and
+ * is not the same function begun again from the same place (the same
+ * return address of the enter hook: else, inlined into itself). */
+struct fn_place {
+	uintptr_t cfa;		/* 0: unknown (no unwind table) */
+	uintptr_t site;
+	uintptr_t ra;		/* the enter hook's return address */
+	uint32_t id;
+};
+
+static inline size_t regions_depth(const struct region_state *rs)
+{
+	return rs->frames ? (size_t)(rs->top - rs->frames) : 0;
+}
+
+/* Give the frame of function p->id, just begun (the depth was `before`),
+ * its key. */
+static inline void regions_keyed(struct region_state *rs, size_t before,
+				 const struct fn_place *p)
+{
+	size_t i = regions_depth(rs);
+
+	if (i == before + 1 && rs->top->region == p->id && i < rs->keys_cap)	/* kept */
+		rs->keys[i] = (struct fn_key){ p->cfa, p->site, p->ra, p->id };
+}
+
+/* The key of open frame f, NULL where it has none (a marker's). */
+static inline const struct fn_key *regions_key(const struct region_state *rs,
+					       const struct frame *f)
+{
+	size_t i = (size_t)(f - rs->frames);
+	const struct fn_key *k = i < rs->keys_cap ? &rs->keys[i] : NULL;
+
+	return k && k->region == f->region && k->cfa ? k : NULL;
+}
+
+/* Whether a frame keyed k was abandoned when function p begins. */
+static inline int regions_left(const struct fn_key *k, const struct fn_place *p)
+{
+	return k->cfa < p->cfa ||
+	       (k->cfa == p->cfa && (k->site != p->site ||
+				     (k->region == p->id && k->ra == p->ra)));
+}
+
+/* Whether the innermost open frame with a key (looking past up to
+ * RESYNC_LOOK without one) was abandoned when function p begins. */
+static inline int regions_abandoned(const struct region_state *rs, const struct fn_place *p)
+{
+	const struct frame *f = rs->top;
+
+	for (int n = 0; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
+		const struct fn_key *k = regions_key(rs, f);
+
+		if (k)
+			return regions_left(k, p);
+	}
+	return 0;
+}
+
+/* Close the frames abandoned when function p begins, keyed at lo or
+ * above (the thread's stack: one keyed on another, a signal stack or a
+ * coroutine's, ends the search), their values ending now, and every frame
+ * opened inside them; each counted per region as RF_ERR_RESYNC. Takes the
+ * guard (busy: nothing done). */
+void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
+		    const struct fn_place *p);
 
 /* How many regions the thread has open. */
 uint32_t regions_open_count(const struct region_state *rs);

@@ -28,13 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/arch.h"
 #include "base/arena.h"
 #include "base/clock.h"
 #include "regions/guard.h"
 #include "base/log.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
+#include "stacks/cfi.h"
 #include "stacks/codemap.h"
+#include "stacks/fpwalk.h"
 #include "regions/names.h"
 #include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
@@ -251,11 +254,48 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 	return id;
 }
 
+/* --- frames abandoned --------------------------------------------- */
+
+/* The canonical frame address of the machine frame that called a hook
+ * (ra: the hook's return address, sp and fp: that frame's stack and frame
+ * pointers at the call), from its unwind rule; 0 where there is none. */
+static inline uintptr_t frame_cfa(uintptr_t ra, uintptr_t sp, const uintptr_t *hook_fp)
+{
+	struct cfi_rule r = cfi_rule(ra);
+
+	if (r.kind != CFI_STEP)
+		return 0;
+	return (uintptr_t)((r.cfa_fp ? *hook_fp : sp) + r.cfa_off);	/* [hook fp]: caller's fp */
+}
+
+/* In a hook: its caller's CFA. */
+#define CALLER_CFA() frame_cfa(arch_return_address(), (uintptr_t)__builtin_dwarf_cfa(), \
+			       (const uintptr_t *)__builtin_frame_address(0))
+
+/* Open frames abandoned before function p began are closed, where the
+ * hook and they run on the thread's own stack (another, a signal stack or
+ * a coroutine's, lies below or above it by chance: its frames are left as
+ * they are). */
+static __attribute__((noinline)) void resync(struct thread_state *t, const struct fn_place *p)
+{
+	uintptr_t lo, hi;
+
+	fpwalk_stack(&lo, &hi);
+	if (!hi) {
+		fpwalk_thread_init();
+		fpwalk_stack(&lo, &hi);
+	}
+	if (p->cfa >= lo && p->cfa < hi)
+		regions_resync(&t->rs, &t->ctr, lo, p);
+}
+
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
+	struct fn_place p;
 	uintptr_t from;
 	uint32_t id;
+	size_t depth;
 
 	if (!t)
 		return;
@@ -264,15 +304,24 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		id = first_call((uintptr_t)fn);
 	if (!id)
 		return;
+	/* frames a longjmp or an exception left open end here */
+	p = (struct fn_place){ CALLER_CFA(), (uintptr_t)site, arch_return_address(), id };
+	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
+		resync(t, &p);
 	/* at depth > 0 the stack from the function itself (its call site
 	 * is the next frame): a walk must find the shim's frames returning
 	 * to the call site it is given */
 	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
+	depth = regions_depth(&t->rs);
 	regions_begin(&t->rs, &t->ctr, id, from);
+	regions_keyed(&t->rs, depth, &p);
 }
 
 /* A function not met at its entry (it began before recording did) is
- * not ended either. */
+ * not ended either. Frames open above its own were abandoned: the end
+ * closes them (an end that does not match). Not by the stack pointer: the
+ * compiler may call this hook as a tail call, after the function's frame
+ * is gone. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
@@ -348,6 +397,7 @@ static void functions_setup(const struct config *c)
 {
 	char why[256];
 
+	cfi_init();	/* the frames' keys (stacks_init does it only for walks) */
 	if (c->functions && *c->functions)	/* else filter stays as it is, off */
 		funcspec_parse(&functions_filter, c->functions, why, sizeof(why));
 }

@@ -9,7 +9,7 @@ int main(void)
 	PMCSHIM_END("stray");
 	PMCSHIM_BEGIN("outer");
 	PMCSHIM_BEGIN("forgotten");
-	PMCSHIM_END("outer");			/* end-mismatch: drops "forgotten" */
+	PMCSHIM_END("outer");			/* end-mismatch: closes "forgotten" first */
 	for (int i = 0; i < 4; i++) {
 		PMCSHIM_BEGIN("good");
 		PMCSHIM_END("good");

@@ -182,6 +182,51 @@ else
 		"$(head -3 "$tmp/reload.err")"
 fi
 
+# Functions left by longjmp, never returning: each call counted once and
+# on its own (other() directly under run(), in nothing a longjmp left
+# open), the calls closed counted and noted. jumps_check NAME WANT: $got
+# is "calls | paths of other | note lines".
+jwant="dive=5001 inner=2100 jump_out=2100 main=1 other=3100 run=1 "
+jumps_check() {
+	csv "$1"
+	got="$(calls_of "$1")| $("$R" --format folded "$tmp/$1"/*.pmc 2>>"$tmp/$1.rerr" |
+		awk '$1 ~ /other/ { print $1 }' | sort -u | tr '\n' ' ')| $("$R" "$tmp/$1"/*.pmc 2>>"$tmp/$1.rerr" |
+		grep -c '^#   9201 calls closed by resync in 3 regions: ')"
+	[ $rc = 0 ] && [ "$got" = "$jwant| main;run;other | 1" ]
+}
+shim jumps "$S/jumps"
+if jumps_check jumps; then
+	result functions_longjmp_resync ok
+else
+	result functions_longjmp_resync fail "exit $rc; got $got" "$(head -3 "$tmp/jumps.err")"
+fi
+# The same for C++ exceptions unwound without the exit hooks (clang++)
+if [ -x "$S/exceptions" ]; then
+	shim exceptions "$S/exceptions"
+	csv exceptions
+	got="$(calls_of exceptions)| $("$R" --format folded \
+		"$tmp/exceptions"/*.pmc 2>>"$tmp/exceptions.rerr" | awk '$1 ~ /other/ { print $1 }')"
+	ewant="main=1 middle(int)=2100 other(int)=3100 run()=1 thrower(int)=2100 | main;run();other(int)"
+	[ $rc = 0 ] && [ "$got" = "$ewant" ] && result functions_exceptions_resync ok ||
+		result functions_exceptions_resync fail "exit $rc; got $got" "want $ewant"
+else
+	result functions_exceptions_resync "skip:no clang++ (test dependency clang)"
+fi
+# ... and none where functions inlined into each other run their hooks
+# in one machine frame
+shim inlined "$S/inlined"
+csv inlined
+got="$(calls_of inlined)| $("$R" --format folded "$tmp/inlined"/*.pmc 2>>"$tmp/inlined.rerr" |
+	awk '$1 !~ /rec/ { print $1 }' | sort | tr '\n' ' ')| $("$R" --format folded \
+	"$tmp/inlined"/*.pmc 2>>"$tmp/inlined.rerr" | awk '$1 ~ /rec/ { n = split($1, a, ";");
+	if (n > m) m = n } END { print m }')| $("$R" "$tmp/inlined"/*.pmc 2>>"$tmp/inlined.rerr" |
+	grep -c 'resync')"
+iwant="big=1000 main=1 mid=3000 outer=2000 rec=465 tiny=8000 | main main;big main;big;mid \
+main;big;mid;tiny main;big;outer main;big;outer;mid main;big;outer;mid;tiny main;big;outer;tiny \
+main;outer main;outer;mid main;outer;mid;tiny main;outer;tiny | 13| 0"
+[ $rc = 0 ] && [ "$got" = "$iwant" ] && result functions_inlined_no_resync ok ||
+	result functions_inlined_no_resync fail "exit $rc; got $got" "want $iwant"
+
 # --- OpenMP -------------------------------------------------------------------
 
 # per_thread NAME REGEX: per thread of $tmp/NAME.csv (--threads), its
@@ -450,11 +495,22 @@ if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
 else
 	result tsan_functions_threads "skip:no TSan shim or TSan build of the program"
 fi
+if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/jumps" ]; then
+	PMCSHIM_STACK_METHOD=fp TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_jumps "$B/tsan/sources/jumps"
+	jumps_check tsan_jumps && result tsan_functions_longjmp ok ||
+		result tsan_functions_longjmp fail "exit $rc; $got" "$(head -20 "$tmp/tsan_jumps.err")"
+else
+	result tsan_functions_longjmp "skip:no TSan shim or TSan build of the program"
+fi
 
 CC=${CC:-cc}
 asan_rt=$($CC -print-file-name=libasan.so)
 if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	export ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87
+	PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_jumps "$S/jumps"
+	jumps_check asan_jumps && result asan_functions_longjmp ok ||
+		result asan_functions_longjmp fail "exit $rc; $got" "$(head -5 "$tmp/asan_jumps.err")"
 	PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_funcs "$S/funcs"
 	csv asan_funcs
 	got=$(calls_of asan_funcs)
@@ -482,6 +538,7 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	fi
 else
 	result asan_functions "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+	result asan_functions_longjmp "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_gcc "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_nest_clang "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 fi

@@ -64,3 +64,30 @@ TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/omp-gcc $(B)/tests/sour
 	$(if $(CROSS),,$(B)/tsan/sources/funcs $(B)/tsan/libpmcshim.so $(B)/asan/libpmcshim.so) \
 	$(if $(HAVE_CLANG_OMP),$(B)/tests/sources/omp-clang $(B)/tests/sources/ompnest-clang)
 EXTRA_SUITES += sources=sh+tests/sources/run.sh
+
+# Functions left by longjmp, never returning (tests/sources/jumps.c), and
+# the same under TSan.
+$(B)/tests/sources/jumps: tests/sources/jumps.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+
+$(B)/tsan/sources/jumps: tests/sources/jumps.c
+	mkdir -p $(@D)
+	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions $(TSAN_FLAGS) -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/jumps $(if $(CROSS),,$(B)/tsan/sources/jumps)
+
+# Functions inlined into each other (their hooks in their callers' frames).
+$(B)/tests/sources/inlined: tests/sources/inlined.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O3 -g -finstrument-functions -o $@ $<
+
+TEST_BINS += $(B)/tests/sources/inlined
+
+# Functions left by C++ exceptions that unwind without the exit hooks
+# (clang++; a host build only, skipped without clang++).
+HAVE_CLANGXX := $(if $(CROSS),,$(shell echo 'int main(){return 0;}' | \
+	$(CLANG)++ -x c++ - -o /dev/null 2>/dev/null && echo 1))
+
+$(B)/tests/sources/exceptions: tests/sources/exceptions.cpp | $(B)/tests/sources
+	$(CLANG)++ -std=c++11 -Wall -Wextra -Werror -O1 -g -finstrument-functions -o $@ $<
+
+TEST_BINS += $(if $(HAVE_CLANGXX),$(B)/tests/sources/exceptions)

@@ -2,6 +2,7 @@
 #include "report_notes.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "report_cells.h"
 
@@ -49,4 +50,40 @@ void note_short(FILE *out, const struct report *r)
 			" time%s), and put back: the counts made before that in %" PRIu64
 			" bytes of records are lost\n", r->cut_size, r->cuts,
 			r->cuts == 1 ? "" : "s", r->cut_lost);
+}
+
+/* Whether error i of r is about a region that an earlier one of kind is. */
+static bool region_seen(const struct report *r, size_t i, const char *kind)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(r->errors[j].kind, kind) &&
+		    !strcmp(r->errors[j].region, r->errors[i].region))
+			return true;
+	return false;
+}
+
+uint64_t resync_calls(const struct report *r, size_t *regions)
+{
+	const char *kind = rf_error_name(RF_ERR_RESYNC);
+	uint64_t calls = 0;
+
+	*regions = 0;
+	for (size_t i = 0; i < r->nerrors; i++)
+		if (!strcmp(r->errors[i].kind, kind)) {
+			calls += r->errors[i].count;
+			*regions += !region_seen(r, i, kind);
+		}
+	return calls;
+}
+
+void note_resync(FILE *out, const struct report *r)
+{
+	size_t regions;
+	uint64_t calls = resync_calls(r, &regions);
+
+	if (calls)
+		fprintf(out, "#   %" PRIu64 " call%s closed by resync in %zu region%s: their end was "
+			"not seen (a longjmp, an exception, the end of a region open around them), "
+			"so each ends where the thread was seen past it (see the marker errors)\n",
+			calls, calls == 1 ? "" : "s", regions, regions == 1 ? "" : "s");
 }

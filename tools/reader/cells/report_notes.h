@@ -20,4 +20,11 @@ void note_below(FILE *out, size_t n);
  * shrinking while read), or was cut under the running program. */
 void note_short(FILE *out, const struct report *r);
 
+/* How many calls were closed by resynchronisation (their end not seen:
+ * a longjmp, an exception, an outer region's end), in how many regions;
+ * nothing when none was. */
+void note_resync(FILE *out, const struct report *r);
+/* The calls closed by resynchronisation in r, and in how many regions. */
+uint64_t resync_calls(const struct report *r, size_t *regions);
+
 #endif

@@ -147,6 +147,7 @@ static void print_file_notes(FILE *out, const struct report *r)
 			r->nunnamed == 1 ? "" : "s");
 	print_dropped(out, r);
 	note_short(out, r);
+	note_resync(out, r);
 }
 
 static bool same_text(const char *a, const char *b)
@@ -198,10 +199,12 @@ static void print_file(FILE *out, const struct report *r, bool with_events)
 static bool unusual(const struct report *r)
 {
 	bool dropped = false;
+	size_t regions;
 
 	for (size_t k = 0; k < sizeof(r->dropped) / sizeof(r->dropped[0]); k++)
 		dropped |= r->dropped[k] != 0;
-	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped;
+	return r->ticks_per_ns <= 0 || r->npartial || r->full || dropped ||
+	       resync_calls(r, &regions);
 }
 
 /* The launcher's run of many processes (--collapse-unavailable, files
