@@ -123,6 +123,7 @@ struct markers {
 	end_name_fn *end_name;
 	begin_fn *begin_in;		/* inside the guard, which they leave */
 	end_fn *end_in;
+	begin_fn *begin_call;		/* regions_begin_call */
 	/* the entries for threads with these values, narrow and wide counters */
 	const struct regions_entry *entry, *entry_wide;
 };

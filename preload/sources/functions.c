@@ -254,7 +254,6 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct thread_state *t = shim_thread();
-	uintptr_t from;
 	uint32_t id;
 
 	if (!t)
@@ -264,11 +263,9 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		id = first_call((uintptr_t)fn);
 	if (!id)
 		return;
-	/* at depth > 0 the stack from the function itself (its call site
-	 * is the next frame): a walk must find the shim's frames returning
-	 * to the call site it is given */
-	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
-	regions_begin(&t->rs, &t->ctr, id, from);
+	/* keyed by the call site alone: the function tree is the stack (a
+	 * walk per call would cost more than the rest of the hooks) */
+	regions_begin_call(&t->rs, &t->ctr, id, (uintptr_t)site);
 }
 
 /* A function not met at its entry (it began before recording did) is
