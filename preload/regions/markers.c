@@ -695,7 +695,8 @@ void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 {
 	if (!marker_guard(rs))
 		return;
-	regions_end_measured(rs, c, id, fold);
+	if (!regions_fold_short(rs, id, fold))
+		regions_end_measured(rs, c, id, fold);
 	guard_leave();
 }
 
