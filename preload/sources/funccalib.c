@@ -126,6 +126,6 @@ void functions_calibrate(void)
 	if (guard_busy() || __atomic_load_n(&taken, __ATOMIC_RELAXED) ||
 	    __atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL))
 		return;
-	functions_read_ticks = read_cost();
+	__atomic_store_n(&functions_read_ticks, read_cost(), __ATOMIC_RELAXED);
 	threads_calibrate_functions(run);
 }

@@ -366,6 +366,14 @@ static uint64_t corrected(uint64_t mean, int64_t glue)
 	return glue < 0 && (uint64_t)-glue > mean ? 0 : mean + (uint64_t)glue;
 }
 
+/* One tick read's cost, to take out of a timed tail. */
+static inline uint64_t less_read(uint64_t ticks)
+{
+	uint64_t r = __atomic_load_n(&functions_read_ticks, __ATOMIC_RELAXED);
+
+	return ticks > r ? ticks - r : 0;
+}
+
 /* The thread's means into its record (once each hook has PUBLISH
  * samples more). */
 static void publish_costs(const struct thread_state *t)
@@ -376,10 +384,12 @@ static void publish_costs(const struct thread_state *t)
 	if (!r || !c->enters || !c->exits || (c->enters + c->exits) % PUBLISH)
 		return;
 	__atomic_store_n(&r->calib_fn_in[0],
-			 corrected(c->enter_tail / c->enters + c->exit_head / c->exits, glue_in),
+			 corrected(c->enter_tail / c->enters + c->exit_head / c->exits,
+				   __atomic_load_n(&glue_in, __ATOMIC_RELAXED)),
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->calib_fn_child[0],
-			 corrected(c->enter_head / c->enters + c->exit_tail / c->exits, glue_child),
+			 corrected(c->enter_head / c->enters + c->exit_tail / c->exits,
+				   __atomic_load_n(&glue_child, __ATOMIC_RELAXED)),
 			 __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&r->calib_fn_calls, __ATOMIC_RELAXED))
 		__atomic_store_n(&r->calib_fn_calls, c->enters, __ATOMIC_RELEASE);
@@ -398,7 +408,7 @@ static __attribute__((noinline)) void enter_timed(void *fn, void *site)
 	if (read < a || read > b || b - a > TIMED_MAX)	/* not this call's begin (dropped) */
 		return;
 	costs.enter_head += read - a;
-	costs.enter_tail += b - read > functions_read_ticks ? b - read - functions_read_ticks : 0;
+	costs.enter_tail += less_read(b - read);
 	costs.enters++;
 	publish_costs(t);
 }
@@ -421,7 +431,7 @@ static __attribute__((noinline)) void leave_timed(void *fn)
 	if (read < a || read > b || b - a > TIMED_MAX)
 		return;
 	costs.exit_head += read - a;
-	costs.exit_tail += b - read > functions_read_ticks ? b - read - functions_read_ticks : 0;
+	costs.exit_tail += less_read(b - read);
 	costs.exits++;
 	publish_costs(t);
 }
@@ -447,9 +457,10 @@ int functions_timed(uint64_t *in, uint64_t *child)
 
 void functions_glue(int64_t in, int64_t child)
 {
-	glue_in = in;
-	glue_child = child;
+	__atomic_store_n(&glue_in, in, __ATOMIC_RELAXED);
+	__atomic_store_n(&glue_child, child, __ATOMIC_RELAXED);
 }
+
 
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
