@@ -168,6 +168,21 @@ bench: all $(B)/bench-markers $(B)/bench-markers-nofp $(B)/bench-functions
 	    LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-functions 2>/dev/null; done
 	@rm -rf $(B)/tmp/bench
 
+# The function hooks on a Lua-like program against gprof and uftrace
+# (tests/bench/functions.sh): the program built plainly, with
+# -finstrument-functions and with -pg.
+$(B)/bench-interp: tests/bench/interp.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -o $@ $<
+
+$(B)/bench-interp-fi: tests/bench/interp.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
+
+$(B)/bench-interp-pg: tests/bench/interp.c
+	$(CC) $(WARN) $(DEFS) -O2 -g -pg -o $@ $<
+
+bench-functions: all $(B)/bench-interp $(B)/bench-interp-fi $(B)/bench-interp-pg
+	@B=$(B) sh tests/bench/functions.sh
+
 # Memory per marking thread: 1000 live threads, without the shim, then
 # under it at depth 0, at depth 8 (the unwind tables) built with and
 # without frame pointers, and at depth 8 with libunwind.
@@ -228,7 +243,7 @@ bench-starts: all $(B)/bench-starts
 
 bench: bench-threads bench-starts bench-fdcheck
 
-.PHONY: bench bench-threads bench-names bench-starts bench-fdcheck
+.PHONY: bench bench-functions bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h \

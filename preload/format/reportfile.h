@@ -201,9 +201,17 @@ struct rf_thread {
 	 * (cpu_ns counts from there). Written before the record is published;
 	 * UINT64_MAX: unknown. */
 	uint64_t begin_cpu_ns, setup_cpu_ns;
+	/* Records of RF_THREAD_SIZE_V1 bytes end here. The function hooks'
+	 * own cost (-finstrument-functions: a path of its own, calibrated
+	 * through it), as calib_* is the markers', for the regions of that
+	 * source (RF_FROM_FUNCTIONS); calib_fn_calls 0: not measured. Written
+	 * at the first function met, or before the record is published. */
+	uint64_t calib_fn_calls;
+	uint64_t calib_fn_in[RF_EVENTS_MAX + 1], calib_fn_child[RF_EVENTS_MAX + 1];
 };
 
 #define RF_THREAD_SIZE_V0 496		/* rf_thread without begin_cpu_ns, setup_cpu_ns */
+#define RF_THREAD_SIZE_V1 512		/* rf_thread without calib_fn_* */
 
 struct rf_name {
 	struct rf_record r;

@@ -43,6 +43,8 @@ static uint32_t next_index;
 static struct calibration calib;
 static int calib_taken, calib_ready;
 static int calib_wanted;	/* named on a thread not yet set up */
+static struct calibration calib_fn;	/* the function hooks' (threads_calibrate_functions) */
+static int calib_fn_ready;
 /* The main thread's CPU clock as the shim's setup began (0: not noted). */
 static uint64_t main_begin_cpu;
 
@@ -111,6 +113,18 @@ static void store_calibration(struct rf_thread *r)
 	__atomic_store_n(&r->calib_calls, calib.calls, __ATOMIC_RELEASE);
 }
 
+/* The same for the function hooks' calibration. */
+static void store_fn_calibration(struct rf_thread *r)
+{
+	if (!__atomic_fetch_or(&calib_fn_ready, 0, __ATOMIC_ACQ_REL))
+		return;
+	for (size_t i = 0; i < sizeof(r->calib_fn_in) / sizeof(r->calib_fn_in[0]); i++) {
+		__atomic_store_n(&r->calib_fn_in[i], calib_fn.in[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&r->calib_fn_child[i], calib_fn.child[i], __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&r->calib_fn_calls, calib_fn.calls, __ATOMIC_RELEASE);
+}
+
 static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 {
 	struct rf_thread *r = mapfile_append(RF_THREAD, sizeof(*r));
@@ -131,6 +145,7 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->state = RF_T_RUNNING;
 	mapfile_publish(r);
 	store_calibration(r);	/* after the publish (see there) */
+	store_fn_calibration(r);
 	return r;
 }
 
@@ -316,35 +331,53 @@ void threads_resume(void)
 static int store_into(const struct rf_record *r, const void *arg)
 {
 	(void)arg;
-	if (r->type == RF_THREAD)
+	if (r->type == RF_THREAD) {
 		store_calibration((struct rf_thread *)r);
+		store_fn_calibration((struct rf_thread *)r);
+	}
 	return 0;
 }
 
 /* Into every thread record published so far, finished threads' too; one
  * published from here on stores it itself (thread_record). */
-static void calibrated(void)
+static void calibrated(int *ready)
 {
-	__atomic_exchange_n(&calib_ready, 1, __ATOMIC_ACQ_REL);
+	__atomic_exchange_n(ready, 1, __ATOMIC_ACQ_REL);
 	mapfile_find(store_into, NULL);
 }
 
 /* The calibration's cost, counted by the thread's counters, is the
- * shim's, not the program's: measured here, taken out of the totals. */
-static void calibrate(struct thread_state *t)
+ * shim's, not the program's: measured here, taken out of the totals.
+ * Returns whether run measured. */
+static int measure(struct thread_state *t, int (*run)(uint32_t thread, struct calibration *out),
+		   struct calibration *out)
 {
 	uint64_t before[EVENTS_MAX] = { 0 }, after[EVENTS_MAX] = { 0 };
-	uint64_t en[EVENTS_MAX], run[EVENTS_MAX], cpu;
-	int counted;
+	uint64_t en[EVENTS_MAX], ran[EVENTS_MAX], cpu;
+	int counted, ok;
 
 	cpu = clock_thread_cpu_ns();
-	counted = counters_read_totals(&t->ctr, before, en, run) == 0;
-	if (calibrate_run(t->rec->index, &calib) == 0)
-		calibrated();
-	if (counted && counters_read_totals(&t->ctr, after, en, run) == 0)
+	counted = counters_read_totals(&t->ctr, before, en, ran) == 0;
+	ok = run(t->rec->index, out) == 0;
+	if (counted && counters_read_totals(&t->ctr, after, en, ran) == 0)
 		for (int e = 0; e < t->ctr.n; e++)
 			t->shim_counts[e] += after[e] > before[e] ? after[e] - before[e] : 0;
 	t->shim_cpu += clock_thread_cpu_ns() - cpu;
+	return ok;
+}
+
+static void calibrate(struct thread_state *t)
+{
+	if (measure(t, calibrate_run, &calib))
+		calibrated(&calib_ready);
+}
+
+void threads_calibrate_functions(int (*run)(uint32_t thread, struct calibration *out))
+{
+	struct thread_state *t = threads_tls;
+
+	if (t && measure(t, run, &calib_fn))
+		calibrated(&calib_fn_ready);
 }
 
 /* names.h's hook, before the application's first name: once, on the

@@ -38,6 +38,14 @@ extern __thread struct thread_state *threads_tls;
  * before (exec, loading) is told apart in the report. */
 void threads_note_begin(void);
 void threads_init(const struct config *cfg, struct event_status *status);
+
+struct calibration;
+/* A source's own calibration, for the function hooks (-finstrument-functions):
+ * run on the calling thread (set up, outside the guard), its cost taken
+ * out of the thread's totals, the result stored in every thread record
+ * (rf_thread.calib_fn_*), those of threads set up later too. Once per
+ * process: the caller sees to it. */
+void threads_calibrate_functions(int (*run)(uint32_t thread, struct calibration *out));
 /* First marker of a thread not seen starting (guard held). NULL once it
  * finished, while it is being set up, or before threads_init. */
 struct thread_state *threads_setup_lazy(void);

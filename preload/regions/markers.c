@@ -131,10 +131,11 @@ static inline __attribute__((always_inline)) struct frame *push(struct region_st
 /* A begin off the warm path: growth, a site not in its cache slot, a
  * stack to walk, or a read other than the plain one (nv: rs->nv; the
  * body of begin_slow_1 .. _9, see MARKERS_FOR: at depth > 0
- * this is the warm path). */
+ * this is the warm path; flat: a region keyed by its call site alone at
+ * any depth, begin_call_slow_1 .. _9). */
 static inline __attribute__((always_inline)) void begin_slow(struct region_state *rs,
 							     struct counters *c, uint32_t id,
-							     uintptr_t caller, int nv)
+							     uintptr_t caller, int nv, int flat)
 {
 	struct rf_site *s;
 	struct frame *f;
@@ -144,10 +145,11 @@ static inline __attribute__((always_inline)) void begin_slow(struct region_state
 	if (id - 1u >= rs->warm_ids && !rs->careful)	/* careful: never warm */
 		regions_rewarm(rs);
 	/* the walk starts here: the frames below are the shim's own */
-	if (rs->depth || !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller,
-					      open_site(rs))))
-		s = sites_lookup(&rs->sites, id, caller, open_site(rs),
-				 (uintptr_t)__builtin_frame_address(0));
+	if ((rs->depth && !flat) ||
+	    !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, caller, open_site(rs))))
+		s = flat ? sites_find_call(&rs->sites, id, caller, open_site(rs))
+			 : sites_lookup(&rs->sites, id, caller, open_site(rs),
+					(uintptr_t)__builtin_frame_address(0));
 	if (!s) {
 		begin_dropped(rs, id);
 		goto out;
@@ -193,15 +195,17 @@ static inline __attribute__((always_inline)) void warm_leave(struct region_state
 
 /* The begin of a warm id (rs->warm_ids), inside the guard or entered
  * (warm_leave), which it leaves (nv: rs->nv; slow: the copy of
- * begin_slow for nv). */
+ * begin_slow for nv; flat: keyed by the call site at any depth, so warm
+ * up to the last frame). */
 static inline __attribute__((always_inline)) void begin_warm(struct region_state *rs,
 							     struct counters *c, uint32_t id,
 							     uintptr_t caller, int nv, int wide,
-							     begin_slow_fn *slow, int entered)
+							     begin_slow_fn *slow, int entered,
+							     int flat)
 {
 	struct frame *f;
 
-	if (unlikely(rs->top >= rs->warm_top ||
+	if (unlikely(rs->top >= (flat ? rs->frames_last : rs->warm_top) ||
 		     !sites_memo_holds(&rs->slots[id].last, caller, open_site(rs)))) {
 		slow(id, caller, rs, c);
 		return;
@@ -218,12 +222,12 @@ static inline __attribute__((always_inline)) void begin_warm(struct region_state
 static inline __attribute__((always_inline)) void begin_guarded(struct region_state *rs,
 								struct counters *c, uint32_t id,
 								uintptr_t caller, int nv,
-								begin_slow_fn *slow)
+								begin_slow_fn *slow, int flat)
 {
 	if (unlikely(id - 1u >= rs->warm_ids))
 		slow(id, caller, rs, c);
 	else
-		begin_warm(rs, c, id, caller, nv, 0, slow, 0);
+		begin_warm(rs, c, id, caller, nv, 0, slow, 0, flat);
 }
 
 /* A name the names limit refused stays refused: the slot keeps a copy
@@ -384,10 +388,10 @@ static inline __attribute__((always_inline)) void end_guarded(struct region_stat
 static inline __attribute__((always_inline)) void begin_marker(struct region_state *rs,
 							       struct counters *c, uint32_t id,
 							       uintptr_t caller, int nv,
-							       begin_slow_fn *slow)
+							       begin_slow_fn *slow, int flat)
 {
 	if (marker_guard(rs))
-		begin_guarded(rs, c, id, caller, nv, slow);
+		begin_guarded(rs, c, id, caller, nv, slow, flat);
 }
 
 static inline __attribute__((always_inline)) void end_marker(struct region_state *rs,
@@ -434,7 +438,7 @@ static inline __attribute__((always_inline)) void begin_name_taken(struct region
 	uint32_t id = name_id_warm(rs, name);
 
 	if (likely(id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, entered);
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, entered, 0);
 	else if (id)	/* begins being dropped, other reads */
 		rs->markers->begin_in(rs, rs->counters, id, caller);
 	else
@@ -502,7 +506,7 @@ static inline __attribute__((always_inline)) void entry_begin(uint32_t id, uintp
 	struct region_state *rs = entry_enter();
 
 	if (likely(rs && id - 1u < rs->warm_ids))
-		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1);
+		begin_warm(rs, rs->counters, id, caller, nv, wide, slow, 1, 0);
 	else
 		entry_begin_off(id, caller, rs);
 }
@@ -581,14 +585,28 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 								  struct region_state *rs, \
 								  struct counters *c) \
 	{                                                                      \
-		begin_slow(rs, c, id, caller, nv);                             \
+		begin_slow(rs, c, id, caller, nv, 0);                          \
+	}                                                                      \
+	static __attribute__((noinline)) void begin_call_slow_##suffix(uint32_t id, \
+								       uintptr_t caller, \
+								       struct region_state *rs, \
+								       struct counters *c) \
+	{                                                                      \
+		begin_slow(rs, c, id, caller, nv, 1);                          \
+	}                                                                      \
+	static __attribute__((noinline)) void begin_call_##suffix(struct region_state *rs, \
+								  struct counters *c, \
+								  uint32_t id,     \
+								  uintptr_t caller) \
+	{                                                                      \
+		begin_marker(rs, c, id, caller, nv, begin_call_slow_##suffix, 1); \
 	}                                                                      \
 	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
 							     struct counters *c,   \
 							     uint32_t id,          \
 							     uintptr_t caller)     \
 	{                                                                      \
-		begin_marker(rs, c, id, caller, nv, begin_slow_##suffix);      \
+		begin_marker(rs, c, id, caller, nv, begin_slow_##suffix, 0);      \
 	}                                                                      \
 	static __attribute__((noinline)) void end_##suffix(struct region_state *rs, \
 							   struct counters *c,     \
@@ -601,7 +619,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 								uint32_t id,       \
 								uintptr_t caller)  \
 	{                                                                      \
-		begin_guarded(rs, c, id, caller, nv, begin_slow_##suffix);     \
+		begin_guarded(rs, c, id, caller, nv, begin_slow_##suffix, 0);     \
 	}                                                                      \
 	static __attribute__((noinline)) void end_in_##suffix(struct region_state *rs, \
 							      struct counters *c,  \
@@ -631,7 +649,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	WIDE_ENTRIES_FOR(suffix, nv)                                           \
 	static const struct markers markers_##suffix = {                      \
 		begin_##suffix, end_##suffix, begin_name_##suffix, end_name_##suffix, \
-		begin_in_##suffix, end_in_##suffix,                            \
+		begin_in_##suffix, end_in_##suffix, begin_call_##suffix,       \
 		&entries_##suffix, WIDE_ENTRIES(suffix)                        \
 	};
 MARKERS_FOR(1, 1)
@@ -661,6 +679,12 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	rs->markers->begin(rs, c, id, caller);
 }
 
+void regions_begin_call(struct region_state *rs, struct counters *c, uint32_t id,
+			uintptr_t caller)
+{
+	rs->markers->begin_call(rs, c, id, caller);
+}
+
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 {
 	rs->markers->end(rs, c, id);
@@ -671,7 +695,8 @@ void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 {
 	if (!marker_guard(rs))
 		return;
-	regions_end_measured(rs, c, id, fold);
+	if (!regions_fold_short(rs, id, fold))
+		regions_end_measured(rs, c, id, fold);
 	guard_leave();
 }
 

@@ -268,6 +268,16 @@ static void fold_top(struct region_state *rs)
 	f->slot->open--;
 }
 
+/* (regions_impl.h) */
+int regions_fold_short(struct region_state *rs, uint32_t id, uint64_t fold)
+{
+	if (rs->overflow || !open_count(rs) || rs->top->region != id ||
+	    arch_ticks() - rs->top->start[0] >= fold)
+		return 0;
+	fold_top(rs);
+	return 1;
+}
+
 /* An end off the warm path: a read other than the plain one, a begin
  * that was dropped, or unbalanced markers (inside the guard); a call
  * shorter than fold wall ticks is folded into its parent. */

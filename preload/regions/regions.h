@@ -150,6 +150,10 @@ void regions_coverage(struct region_state *rs, int on);
  * thread) is dropped and counted. */
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
+/* A begin keyed by its call site alone (no stack walk) whatever the
+ * thread's depth: for regions whose tree is their stack (functions). */
+void regions_begin_call(struct region_state *rs, struct counters *c, uint32_t id,
+			uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
 /* An end that folds a call shorter than `fold` wall ticks into its
  * parent (not counted: its cost stays in the parent's exclusive value);

@@ -123,6 +123,7 @@ struct markers {
 	end_name_fn *end_name;
 	begin_fn *begin_in;		/* inside the guard, which they leave */
 	end_fn *end_in;
+	begin_fn *begin_call;		/* regions_begin_call */
 	/* the entries for threads with these values, narrow and wide counters */
 	const struct regions_entry *entry, *entry_wide;
 };
@@ -137,6 +138,10 @@ void regions_rewarm(struct region_state *rs);
 /* Room for one more frame and for region id's activation count; 0 when
  * there is none (the begin was dropped). */
 int regions_make_room(struct region_state *rs, uint32_t id);
+/* An end that folds its call, cheaply: the tick read alone, no other
+ * value read (under min= most calls are short). 0 when the call is not
+ * one to fold (open elsewhere, or long): regions_end_measured then. */
+int regions_fold_short(struct region_state *rs, uint32_t id, uint64_t fold);
 /* An end off the warm path, inside the guard (fold: regions_end_fold). */
 void regions_end_measured(struct region_state *rs, struct counters *c, uint32_t id,
 			  uint64_t fold);

@@ -61,9 +61,8 @@ static struct rf_site *site_record(struct sites *ss, uint32_t region, uint32_t s
 	return rec;
 }
 
-static struct site *site_new(struct sites *ss, const uintptr_t *key, size_t len)
+static struct site *site_new(struct sites *ss, const uintptr_t *key, size_t len, int method)
 {
-	int method = ss->depth ? stacks_last_method() : RF_STACK_CALLER;
 	uint32_t stack = stacks_intern(key + 2, (int)(len / sizeof(uintptr_t)) - 2, method);
 	struct site *s;
 
@@ -87,26 +86,27 @@ static int same_key(const void *item, const void *key, size_t len)
 }
 
 /* The site of a key through the index, made the first time. */
-static struct site *site_indexed(struct sites *ss, const uintptr_t *key, size_t len)
+static struct site *site_indexed(struct sites *ss, const uintptr_t *key, size_t len,
+				 int method)
 {
 	uint64_t hash = index_hash(key, len);
 	struct site *s = index_find(&ss->index, hash, key, len, same_key);
 
-	if (!s && index_reserve(&ss->index, ss->arena) == 0 && (s = site_new(ss, key, len)))
+	if (!s && index_reserve(&ss->index, ss->arena) == 0 && (s = site_new(ss, key, len, method)))
 		index_add(&ss->index, ss->arena, hash, s);	/* reserved: cannot fail */
 	return s;
 }
 
 /* The site of a key: the one in slot, else the index's (then kept in
- * slot). */
+ * slot); a new one's stack was found by method. */
 static struct site *site_through(struct sites *ss, struct site **slot, const uintptr_t *key,
-				 size_t len)
+				 size_t len, int method)
 {
 	struct site *s = *slot;
 
 	if (s && same_key(s, key, len))
 		return s;
-	s = site_indexed(ss, key, len);
+	s = site_indexed(ss, key, len, method);
 	if (s)
 		*slot = s;
 	return s;
@@ -149,7 +149,8 @@ static __attribute__((noinline)) struct site *site_of_stack(struct sites *ss, ui
 	key[0] = id;
 	key[1] = (uintptr_t)parent;
 	words = 2 + (size_t)stacks_capture(start, caller, ss->depth, key + 2, &trail);
-	s = site_through(ss, key_slot(ss, key, words), key, words * sizeof(key[0]));
+	s = site_through(ss, key_slot(ss, key, words), key, words * sizeof(key[0]),
+			 stacks_last_method());
 	if (s && trail.n) {
 		keep_trail(ss, s, &trail);
 		*sites_slot(ss, id, caller, parent) = s;
@@ -164,7 +165,8 @@ static struct site *site_at_call(struct sites *ss, uint32_t id, uintptr_t caller
 {
 	uintptr_t key[3] = { id, (uintptr_t)parent, caller };
 	int saved = errno;
-	struct site *s = site_through(ss, sites_slot(ss, id, caller, parent), key, sizeof(key));
+	struct site *s = site_through(ss, sites_slot(ss, id, caller, parent), key, sizeof(key),
+				      RF_STACK_CALLER);
 
 	errno = saved;
 	return s;
@@ -178,6 +180,14 @@ struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller,
 {
 	struct site *s = ss->depth ? site_of_stack(ss, id, caller, parent, start)
 				   : site_at_call(ss, id, caller, parent);
+
+	return s ? s->rec : NULL;
+}
+
+struct rf_site *sites_find_call(struct sites *ss, uint32_t id, uintptr_t caller,
+				const struct rf_site *parent)
+{
+	struct site *s = site_at_call(ss, id, caller, parent);
 
 	return s ? s->rec : NULL;
 }

@@ -109,6 +109,11 @@ static inline struct rf_site *sites_cached(struct sites *ss, struct site_memo *l
 struct rf_site *sites_find(struct sites *ss, uint32_t id, uintptr_t caller,
 			   const struct rf_site *parent, uintptr_t start);
 
+/* The site of a call alone (the key of depth 0), whatever the thread's
+ * depth: for regions whose tree is their stack (functions). */
+struct rf_site *sites_find_call(struct sites *ss, uint32_t id, uintptr_t caller,
+				const struct rf_site *parent);
+
 /* The same, but at depth > 0 first the call's last site, when the frame
  * records from start still hold what the walk to it read (so a walk
  * would find the same stack). A loop's markers see the same stack every

@@ -12,6 +12,7 @@
 
 #include "base/cold.h"
 #include "settings/funcspec.h"
+#include "functions.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -216,6 +217,37 @@ static uint32_t region_of(uintptr_t fn)
 	return id;
 }
 
+/* (functions.h) */
+int functions_seed(uintptr_t fn, uint32_t id)
+{
+	struct slot *s = NULL;
+
+	pthread_mutex_lock(&lock);
+	if (!table)
+		__atomic_store_n(&table, arena_pages(SLOTS * sizeof(*table)), __ATOMIC_RELEASE);
+	if (table && (s = slot_of(table, fn)) && !s->fn) {	/* (not counted: the shim's) */
+		s->id = id;
+		__atomic_store_n(&s->fn, fn, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lock);
+	return s && s->fn == fn;
+}
+
+/* Once per process, at the first function met: events read through
+ * read() (no user-space read: software events, a VM) make every call of
+ * every function two system calls; said before the program's functions
+ * run, so that a slow run is not a surprise. */
+static void say_read_cost(const struct thread_state *t)
+{
+	static int said;
+
+	if (!t || !t->ctr.nopen || !t->ctr.slow || __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	log_notice("-finstrument-functions with events read through read() (%d open): every "
+		   "function call makes two system calls (1-2 us each on a VM); "
+		   "PMCSHIM_EVENTS=none counts wall time at ~20 ns a call", t->ctr.nopen);
+}
+
 /* The first call of fn (any thread): its region, made once. */
 static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 {
@@ -223,6 +255,8 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 	uint32_t id = 0;
 	struct slot *s = NULL;
 
+	functions_calibrate();	/* once, before the first function is begun */
+	say_read_cost(shim_thread());
 	if (!guard_enter())
 		return 0;
 	names_before_first();	/* not under the lock: it runs markers */
@@ -256,21 +290,27 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 
 /* --- frames abandoned --------------------------------------------- */
 
-/* The canonical frame address of the machine frame that called a hook
- * (ra: the hook's return address, sp and fp: that frame's stack and frame
- * pointers at the call), from its unwind rule; 0 where there is none. */
-static inline uintptr_t frame_cfa(uintptr_t ra, uintptr_t sp, const uintptr_t *hook_fp)
+/* Where a hook was called from: its return address, and the stack and
+ * frame pointers at the call, read in the exported hook itself (the
+ * helpers below may run in a frame of their own). */
+struct hook_call {
+	uintptr_t ra, sp;
+	const uintptr_t *fp;
+};
+
+#define HOOK_CALL() ((struct hook_call){ arch_return_address(), \
+	(uintptr_t)__builtin_dwarf_cfa(), (const uintptr_t *)__builtin_frame_address(0) })
+
+/* The canonical frame address of the machine frame that called a hook,
+ * from its unwind rule; 0 where there is none. */
+static inline uintptr_t frame_cfa(const struct hook_call *c)
 {
-	struct cfi_rule r = cfi_rule(ra);
+	struct cfi_rule r = cfi_rule(c->ra);
 
 	if (r.kind != CFI_STEP)
 		return 0;
-	return (uintptr_t)((r.cfa_fp ? *hook_fp : sp) + r.cfa_off);	/* [hook fp]: caller's fp */
+	return (uintptr_t)((r.cfa_fp ? *c->fp : c->sp) + r.cfa_off);	/* [hook fp]: caller's fp */
 }
-
-/* In a hook: its caller's CFA. */
-#define CALLER_CFA() frame_cfa(arch_return_address(), (uintptr_t)__builtin_dwarf_cfa(), \
-			       (const uintptr_t *)__builtin_frame_address(0))
 
 /* Open frames abandoned before function p began are closed, where the
  * hook and they run on the thread's own stack (another, a signal stack or
@@ -289,52 +329,212 @@ static __attribute__((noinline)) void resync(struct thread_state *t, const struc
 		regions_resync(&t->rs, &t->ctr, lo, p);
 }
 
-EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+/* A function's entry: frames a longjmp or an exception left open end
+ * first, then its region begins; returns the thread (NULL: none, or the
+ * function is not recorded). */
+static inline __attribute__((always_inline)) struct thread_state *enter(void *fn, void *site,
+									const struct hook_call *c)
 {
 	struct thread_state *t = shim_thread();
 	struct fn_place p;
-	uintptr_t from;
 	uint32_t id;
 	size_t depth;
 
 	if (!t)
-		return;
+		return NULL;
 	id = known((uintptr_t)fn);
 	if (unlikely(id == UNSEEN))
 		id = first_call((uintptr_t)fn);
 	if (!id)
-		return;
-	/* frames a longjmp or an exception left open end here */
-	p = (struct fn_place){ CALLER_CFA(), (uintptr_t)site, arch_return_address(), id };
+		return NULL;
+	p = (struct fn_place){ frame_cfa(c), (uintptr_t)site, c->ra, id };
 	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
 		resync(t, &p);
-	/* at depth > 0 the stack from the function itself (its call site
-	 * is the next frame): a walk must find the shim's frames returning
-	 * to the call site it is given */
-	from = t->rs.depth ? (uintptr_t)__builtin_return_address(0) : (uintptr_t)site;
 	depth = regions_depth(&t->rs);
-	regions_begin(&t->rs, &t->ctr, id, from);
+	/* keyed by the call site alone: the function tree is the stack (a
+	 * walk per call would cost more than the rest of the hooks) */
+	regions_begin_call(&t->rs, &t->ctr, id, (uintptr_t)site);
 	regions_keyed(&t->rs, depth, &p);
+	return t;
 }
 
-/* A function not met at its entry (it began before recording did) is
- * not ended either. Frames open above its own were abandoned: the end
- * closes them (an end that does not match). Not by the stack pointer: the
- * compiler may call this hook as a tail call, after the function's frame
- * is gone. */
-EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+/* A function's exit. A function not met at its entry (it began before
+ * recording did) is not ended either. Frames open above its own were
+ * abandoned: the end closes them (an end that does not match). Not by the
+ * stack pointer: the compiler may call this hook as a tail call, after
+ * the function's frame is gone. */
+static inline __attribute__((always_inline)) void leave(void *fn)
 {
 	struct thread_state *t = shim_thread();
 	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
 	uint32_t id;
 
-	(void)site;
 	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
 		return;
 	if (fold)
 		regions_end_fold(&t->rs, &t->ctr, id, fold);
 	else
 		regions_end(&t->rs, &t->ctr, id);
+}
+
+/* --- the hooks' own cost, where they run ------------------------------ */
+
+/* What the hooks cost around their counter reads depends on the program:
+ * a function met from many callers misses the begin's cache and looks its
+ * site up, a large program misses the processor's caches. The cost
+ * measured at setup (funccalib.c: one function, warm) is the least; so
+ * every SAMPLE-th call of each hook on a thread is timed too, from the
+ * hook's entry to its return, around the tick read that begins or ends
+ * the region (the frame's start; its parent's children's sum grows by
+ * the call's value), and the thread's means replace the setup's wall
+ * cost in its record as they come (rf_thread.calib_fn_*[0], what the
+ * reader takes out: per call the enter's tail and the exit's head, per
+ * child call the enter's head and the exit's tail). The tail of a timed
+ * hook holds the read that ends it, which the others do not make: one
+ * read's cost (functions_read_ticks) comes out of each tail. The timed
+ * calls' own reads land in their callers: a tick read per SAMPLE calls.
+ * What the hooks cannot time, the calls to them and back (the caller's
+ * side, the PLT), and what timing adds, are the difference between the
+ * setup's cost and its own pairs' timed means (functions_glue,
+ * funccalib.c), added to the means. */
+#define SAMPLE 64
+#define PUBLISH 64			/* samples between two stores */
+#define TIMED_MAX 65536			/* ticks (~20 us): a call longer was
+					 * interrupted (preempted, a fault), not
+					 * slow: left out */
+
+struct hook_costs {
+	uint32_t enter_left, exit_left;	/* calls till the next timed one */
+	uint64_t enters, exits;		/* timed calls */
+	uint64_t enter_head, enter_tail, exit_head, exit_tail;	/* their ticks */
+};
+
+static __thread struct hook_costs costs;
+
+/* The setup's cost less its timed means, per call and per child (ticks):
+ * the calls to the hooks and back, less what timing adds. */
+static int64_t glue_in, glue_child;
+
+/* A mean plus its correction, never below 0. */
+static uint64_t corrected(uint64_t mean, int64_t glue)
+{
+	return glue < 0 && (uint64_t)-glue > mean ? 0 : mean + (uint64_t)glue;
+}
+
+/* One tick read's cost, to take out of a timed tail. */
+static inline uint64_t less_read(uint64_t ticks)
+{
+	uint64_t r = __atomic_load_n(&functions_read_ticks, __ATOMIC_RELAXED);
+
+	return ticks > r ? ticks - r : 0;
+}
+
+/* The thread's means into its record (once each hook has PUBLISH
+ * samples more). */
+static void publish_costs(const struct thread_state *t)
+{
+	struct rf_thread *r = t->rec;
+	const struct hook_costs *c = &costs;
+
+	if (!r || !c->enters || !c->exits || (c->enters + c->exits) % PUBLISH)
+		return;
+	__atomic_store_n(&r->calib_fn_in[0],
+			 corrected(c->enter_tail / c->enters + c->exit_head / c->exits,
+				   __atomic_load_n(&glue_in, __ATOMIC_RELAXED)),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&r->calib_fn_child[0],
+			 corrected(c->enter_head / c->enters + c->exit_tail / c->exits,
+				   __atomic_load_n(&glue_child, __ATOMIC_RELAXED)),
+			 __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&r->calib_fn_calls, __ATOMIC_RELAXED))
+		__atomic_store_n(&r->calib_fn_calls, c->enters, __ATOMIC_RELEASE);
+}
+
+static __attribute__((noinline)) void enter_timed(void *fn, void *site,
+						 const struct hook_call *c)
+{
+	uint64_t a = arch_ticks(), b, read;
+	struct thread_state *t = enter(fn, site, c);
+
+	b = arch_ticks();
+	costs.enter_left = SAMPLE - 1;
+	if (!t || !t->rs.top || t->rs.top == t->rs.frames)
+		return;
+	read = t->rs.top->start[0];
+	if (read < a || read > b || b - a > TIMED_MAX)	/* not this call's begin (dropped) */
+		return;
+	costs.enter_head += read - a;
+	costs.enter_tail += less_read(b - read);
+	costs.enters++;
+	publish_costs(t);
+}
+
+static __attribute__((noinline)) void leave_timed(void *fn)
+{
+	uint64_t a = arch_ticks(), b, start = 0, children = 0, read;
+	struct thread_state *t = shim_thread();
+	struct frame *f = t ? t->rs.top : NULL;
+	int whole = f && f != t->rs.frames && !__atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
+
+	if (whole)
+		start = f->start[0], children = f[-1].child[0];
+	leave(fn);
+	b = arch_ticks();
+	costs.exit_left = SAMPLE - 1;
+	if (!whole || t->rs.top != f - 1)	/* not closed here */
+		return;
+	read = start + (f[-1].child[0] - children);
+	if (read < a || read > b || b - a > TIMED_MAX)
+		return;
+	costs.exit_head += read - a;
+	costs.exit_tail += less_read(b - read);
+	costs.exits++;
+	publish_costs(t);
+}
+
+/* (functions.h) */
+void functions_time_next(void)
+{
+	costs.enter_left = costs.exit_left = 0;
+}
+
+int functions_timed(uint64_t *in, uint64_t *child)
+{
+	const struct hook_costs *c = &costs;
+	int any = c->enters && c->exits;
+
+	if (any) {
+		*in = c->enter_tail / c->enters + c->exit_head / c->exits;
+		*child = c->enter_head / c->enters + c->exit_tail / c->exits;
+	}
+	memset(&costs, 0, sizeof(costs));
+	return any;
+}
+
+void functions_glue(int64_t in, int64_t child)
+{
+	__atomic_store_n(&glue_in, in, __ATOMIC_RELAXED);
+	__atomic_store_n(&glue_child, child, __ATOMIC_RELAXED);
+}
+
+
+EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct hook_call c = HOOK_CALL();
+
+	if (unlikely(costs.enter_left-- == 0))
+		enter_timed(fn, site, &c);
+	else
+		enter(fn, site, &c);
+}
+
+EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)site;
+	if (unlikely(costs.exit_left-- == 0))
+		leave_timed(fn);
+	else
+		leave(fn);
 }
 
 /* --- objects unloaded -------------------------------------------- */

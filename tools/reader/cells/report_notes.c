@@ -25,6 +25,9 @@ bool note_calibration(FILE *out, const struct report *r)
 	for (size_t e = 0; e < r->nev; e++)
 		if (t->slot[e])
 			fprintf(out, ", %s %" PRIu64, r->ev[e].name, t->calib_in[t->slot[e]]);
+	if (t->has_fn_calib && r->ns_per_tick > 0)
+		fprintf(out, "; the function hooks' wall %s",
+			fmt_num(b, rep_ns(r, t->calib_fn_in[0]), H_TIME));
 	fprintf(out, " (and per child call in its parent's excl); --raw shows measured values\n");
 	return true;
 }

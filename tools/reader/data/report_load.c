@@ -555,7 +555,7 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
-	o->has_begin = t->r.size >= sizeof(*t) && t->begin_cpu_ns != UINT64_MAX &&
+	o->has_begin = t->r.size >= RF_THREAD_SIZE_V1 && t->begin_cpu_ns != UINT64_MAX &&
 		       t->setup_cpu_ns != UINT64_MAX && t->begin_cpu_ns <= t->setup_cpu_ns;
 	o->begin_cpu_ns = o->has_begin ? t->begin_cpu_ns : 0;
 	o->setup_cpu_ns = o->has_begin ? t->setup_cpu_ns : 0;
@@ -569,6 +569,11 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 		o->has_calib = r->calibrated = true;
 		memcpy(o->calib_in, t->calib_in, sizeof(o->calib_in));
 		memcpy(o->calib_child, t->calib_child, sizeof(o->calib_child));
+	}
+	if (t->r.size >= sizeof(*t) && __atomic_load_n(&t->calib_fn_calls, __ATOMIC_ACQUIRE)) {
+		o->has_fn_calib = r->calibrated = true;
+		memcpy(o->calib_fn_in, t->calib_fn_in, sizeof(o->calib_fn_in));
+		memcpy(o->calib_fn_child, t->calib_fn_child, sizeof(o->calib_fn_child));
 	}
 	o->totals = xcalloc(r->nev, sizeof(*o->totals));
 	for (size_t e = 0; e < r->nev; e++)
@@ -738,11 +743,15 @@ static bool site_ok(struct ld *L, const struct rf_site *s, const struct rep_thre
 }
 
 /* (report_load.h) */
-bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s)
+bool rep_below_calibration(const struct report *r, const struct rep_thread *t,
+			   const struct rf_site *s)
 {
-	for (uint32_t i = 0; t->has_calib && s->calls && i < s->nvalues; i++) {
-		uint64_t own = rep_times(s->calls, t->calib_in[i]);
-		uint64_t children = rep_times(s->child_calls, t->calib_child[i]);
+	uint64_t in, child;
+
+	for (uint32_t i = 0; s->calls && i < s->nvalues && rep_calib_of(r, t, s, i, &in, &child);
+	     i++) {
+		uint64_t own = rep_times(s->calls, in);
+		uint64_t children = rep_times(s->child_calls, child);
 		uint64_t excl = rep_scaled(t, s, i).excl;
 
 		/* (incl only counts outermost activations: a recursive row's
@@ -804,7 +813,7 @@ static bool load_sites(struct ld *L)
 			if (r->tree)
 				parent_row(r, t, j);
 			r->npartial += rep_site_partial(rep_site(r, t, j));
-			r->nbelow += rep_below_calibration(t, rep_site(r, t, j));
+			r->nbelow += rep_below_calibration(r, t, rep_site(r, t, j));
 		}
 	}
 	return true;

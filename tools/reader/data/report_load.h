@@ -48,6 +48,10 @@ struct rep_thread {
 	bool has_calib;
 	bool coverage;			/* multiplexed: sites keep enabled/running */
 	uint64_t calib_in[RF_EVENTS_MAX + 1], calib_child[RF_EVENTS_MAX + 1];
+	/* The function hooks' own (rf_thread.calib_fn_*), for the regions of
+	 * -finstrument-functions; without it those take the markers'. */
+	bool has_fn_calib;
+	uint64_t calib_fn_in[RF_EVENTS_MAX + 1], calib_fn_child[RF_EVENTS_MAX + 1];
 	size_t nrows;
 	uint32_t *rows;			/* offsets of its rf_site records from report.base */
 	/* With report.tree: parent[row], the row of the region open at its
@@ -298,20 +302,36 @@ static inline struct rf_stat rep_scaled(const struct rep_thread *t, const struct
 	return v;
 }
 
-/* v, value `slot` of a site, with the markers' own cost taken out: per
+/* The cost of value `slot` that a site's path adds per call (*in) and per
+ * child call to its parent's excl (*child): its source's own calibration
+ * (the function hooks' for functions' regions), else the markers'. False
+ * when the thread has none. A region's children are taken to come
+ * through its own path (a function's children are functions). */
+static inline bool rep_calib_of(const struct report *r, const struct rep_thread *t,
+				const struct rf_site *s, uint32_t slot, uint64_t *in,
+				uint64_t *child)
+{
+	if (t->has_fn_calib && rep_source(r, s->region) == RF_FROM_FUNCTIONS) {
+		*in = t->calib_fn_in[slot], *child = t->calib_fn_child[slot];
+		return true;
+	}
+	*in = t->calib_in[slot], *child = t->calib_child[slot];
+	return t->has_calib;
+}
+
+/* v, value `slot` of a site, with its path's own cost taken out: per
  * call from incl, min and max; per call and per child call from excl.
  * Never below zero (the loader counts the rows that would be: nbelow). */
 static inline struct rf_stat rep_calibrate(const struct report *r, const struct rep_thread *t,
 					   const struct rf_site *s, uint32_t slot, struct rf_stat v)
 {
-	uint64_t in, own;
+	uint64_t in, own, child;
 
-	if (r->raw || !t->has_calib || !s->calls)
+	if (r->raw || !s->calls || !rep_calib_of(r, t, s, slot, &in, &child))
 		return v;
-	in = t->calib_in[slot];
 	own = rep_times(s->calls, in);
 	v.incl = rep_minus(v.incl, own);
-	v.excl = rep_minus(rep_minus(v.excl, own), rep_times(s->child_calls, t->calib_child[slot]));
+	v.excl = rep_minus(rep_minus(v.excl, own), rep_times(s->child_calls, child));
 	v.min = rep_minus(v.min, in);
 	v.max = rep_minus(v.max, in);
 	return v;
@@ -342,7 +362,8 @@ static inline struct rf_stat rep_estimated(const struct report *r, const struct 
  * the tables calibrate (a multiplexed one scaled first: rep_estimated); a
  * value never counted is not shown, so not judged. The loader counts a
  * file's rows (nbelow); --watch an interval's changes. */
-bool rep_below_calibration(const struct rep_thread *t, const struct rf_site *s);
+bool rep_below_calibration(const struct report *r, const struct rep_thread *t,
+			   const struct rf_site *s);
 
 static inline struct rep_stat rep_stat_of(const struct rf_stat *v)
 {

@@ -233,16 +233,15 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 	fprintf(out, "]%s}", rep_site_partial(s) ? ", \"partial\": true" : "");
 }
 
-/* The markers' own cost the values were calibrated with: per value, what
- * each call and each child call had taken out (wall time in ns). */
-static void export_calibration(FILE *out, const struct report *r, const struct rep_thread *t)
+/* One path's own cost (in, child: per value slot) as a JSON object:
+ * what each call and each child call had taken out (wall time in ns). */
+static void export_costs(FILE *out, const struct report *r, const struct rep_thread *t,
+			 const uint64_t *in, const uint64_t *child)
 {
-	if (!t->has_calib)
-		return;
-	fputs(",\n      \"calibration\": {\"wall_ns\": {\"per_call\": ", out);
-	put_u64(out, rep_ns(r, t->calib_in[0]));
+	fputs("{\"wall_ns\": {\"per_call\": ", out);
+	put_u64(out, rep_ns(r, in[0]));
 	fputs(", \"per_child\": ", out);
-	put_u64(out, rep_ns(r, t->calib_child[0]));
+	put_u64(out, rep_ns(r, child[0]));
 	fputs("}, \"events\": [", out);
 	for (size_t e = 0; e < r->nev; e++) {
 		fputs(e ? ", " : "", out);
@@ -251,12 +250,26 @@ static void export_calibration(FILE *out, const struct report *r, const struct r
 			continue;
 		}
 		fputs("{\"per_call\": ", out);
-		put_u64(out, t->calib_in[t->slot[e]]);
+		put_u64(out, in[t->slot[e]]);
 		fputs(", \"per_child\": ", out);
-		put_u64(out, t->calib_child[t->slot[e]]);
+		put_u64(out, child[t->slot[e]]);
 		fputs("}", out);
 	}
 	fputs("]}", out);
+}
+
+/* The markers' own cost the values were calibrated with, and the
+ * function hooks' (functions_calibration) where measured. */
+static void export_calibration(FILE *out, const struct report *r, const struct rep_thread *t)
+{
+	if (t->has_calib) {
+		fputs(",\n      \"calibration\": ", out);
+		export_costs(out, r, t, t->calib_in, t->calib_child);
+	}
+	if (t->has_fn_calib) {
+		fputs(",\n      \"functions_calibration\": ", out);
+		export_costs(out, r, t, t->calib_fn_in, t->calib_fn_child);
+	}
 }
 
 static void export_thread(FILE *out, const struct report *r, const struct rep_thread *t)

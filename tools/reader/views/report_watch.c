@@ -117,7 +117,7 @@ static void add_change(struct interval *iv, const struct report *r, const struct
 
 		sum_add(&iv->sums[k * iv->nval + (size_t)(1 + e)], &rv, d->calls);
 	}
-	iv->nbelow += !r->raw && rep_below_calibration(t, d);
+	iv->nbelow += !r->raw && rep_below_calibration(r, t, d);
 }
 
 /* The previous read's record of site s: the same offset (bt's row b) and
