@@ -16,6 +16,7 @@ READER_SRC := tools/reader/pmcshim-report.c tools/reader/data/report_util.c \
 	tools/reader/cells/report_text.c tools/reader/views/report_ranks.c tools/common/badopt.c \
 	tools/reader/views/report_totals.c tools/reader/views/report_metrics.c tools/common/metrics_def.c tools/reader/views/report_repeat.c
 READER_SRC += tools/reader/views/report_tree.c tools/reader/views/report_html.c
+READER_SRC += tools/reader/views/report_system.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
