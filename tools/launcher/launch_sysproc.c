@@ -259,8 +259,12 @@ static void follow(struct systate *s, uint64_t pid, uint64_t start)
 	e->proc_start = start;
 	e->seen = 1;
 	if (sys_open_process(s, e) != 0) {
+		uint64_t now;
+
 		sys_close(e);
-		s->unfollowed_total++;
+		/* one that ended meanwhile was not refused */
+		if (rf_proc_start(pid, &now) == 0 && now == start)
+			s->unfollowed_total++;
 		return;
 	}
 	e->last_busy = sys_proc_cpu_ns(pid);

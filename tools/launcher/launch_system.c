@@ -190,6 +190,25 @@ static uint32_t cpus_interval(struct systate *s, int ncpus)
 	return online;
 }
 
+/* The CPUs count from here (the first /proc scan, which takes a while,
+ * is before): their values and busy time now are the base. */
+static void cpus_baseline(struct systate *s, int ncpus)
+{
+	uint64_t *busy = calloc((size_t)ncpus, sizeof(*busy));
+
+	if (busy)
+		cpu_busy(busy, ncpus);
+	for (uint32_t k = 0; k < s->nent; k++) {
+		struct sysent *e = &s->ent[k];
+
+		if (e->scope != RF_SCOPE_CPU || !e->alive)
+			continue;
+		sys_read(s, e, e->last);
+		e->last_busy = busy ? busy[e->id] : UINT64_MAX;
+	}
+	free(busy);
+}
+
 static void processes_interval(struct systate *s, uint64_t end_ns)
 {
 	sys_scan(s, end_ns);	/* the ended write their last values */
@@ -351,8 +370,9 @@ int launch_system(struct launch *l)
 	if (open_run(l, &s, ncpus, on) != 0)
 		return 2;
 	catch_signals();
+	sys_scan(&s, sys_now_ns());
+	cpus_baseline(&s, ncpus);
 	start = sys_now_ns();
-	sys_scan(&s, start);
 	fprintf(stderr, LAUNCHER ": --system: counting %s%s, %u processes, every %ld ms into "
 		"%s/system.pmc\n", s.cpu_wide ? "every CPU and " : "", l->events, s.followed,
 		l->sys.interval_ms, l->dir);
