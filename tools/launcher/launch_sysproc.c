@@ -197,26 +197,40 @@ void sys_write_values(struct systate *s, struct sysent *e, uint64_t busy)
 	sysfile_publish(&s->file, r);
 }
 
-/* Fields 14 and 15 of /proc/PID/stat, after the command's ")". */
-uint64_t sys_proc_cpu_ns(uint64_t pid)
+/* One read of /proc/PID/stat: the start time (field 22, which tells a
+ * reused pid) and the CPU time (utime + stime, fields 14 and 15), parsed
+ * by hand: every process, every interval. 0, or -1 when gone or a zombie
+ * (its counts are final). */
+static int proc_stat(uint64_t pid, uint64_t *start, uint64_t *cpu_ns)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
+	uint64_t f[23] = { 0 };
 	ssize_t n;
-	int fd;
+	int fd, field = 4;
 
 	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return UINT64_MAX;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return UINT64_MAX;
+		return -1;
 	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return UINT64_MAX;
-	return (ut + st) * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return -1;
+	for (p += 4; *p && field <= 22; field++) {	/* from field 4 (3: the state) */
+		while (*p == ' ')
+			p++;
+		for (; *p >= '0' && *p <= '9'; p++)
+			f[field] = f[field] * 10 + (uint64_t)(*p - '0');
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (field <= 22)
+		return -1;
+	*start = f[22];
+	*cpu_ns = (f[14] + f[15]) * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
+	return 0;
 }
 
 static void read_comm(uint64_t pid, char *out, size_t len)
@@ -243,7 +257,7 @@ static struct sysent *find_process(struct systate *s, uint64_t pid, uint64_t sta
 }
 
 /* A process found for the first time: followed from now. */
-static void follow(struct systate *s, uint64_t pid, uint64_t start)
+static void follow(struct systate *s, uint64_t pid, uint64_t start, uint64_t cpu_ns)
 {
 	char path[64], comm[64];
 	struct stat st;
@@ -257,17 +271,18 @@ static void follow(struct systate *s, uint64_t pid, uint64_t start)
 	if (!(e = sys_add(s, RF_SCOPE_PROCESS, pid, start * (1000000000u / (uint64_t)tck), comm)))
 		return;
 	e->proc_start = start;
+	e->cpu_ns = cpu_ns;
 	e->seen = 1;
 	if (sys_open_process(s, e) != 0) {
-		uint64_t now;
+		uint64_t now, cpu;
 
 		sys_close(e);
 		/* one that ended meanwhile was not refused */
-		if (rf_proc_start(pid, &now) == 0 && now == start)
+		if (proc_stat(pid, &now, &cpu) == 0 && now == start)
 			s->unfollowed_total++;
 		return;
 	}
-	e->last_busy = sys_proc_cpu_ns(pid);
+	e->last_busy = e->cpu_ns;
 }
 
 static void ended(struct systate *s, struct sysent *e, uint64_t end_ns)
@@ -278,6 +293,7 @@ static void ended(struct systate *s, struct sysent *e, uint64_t end_ns)
 	for (int k = 0; k < e->nfd; k++)
 		s->fd_budget += e->fd[k] >= 0;
 	sys_close(e);
+	s->nended++;
 	if ((r = sysfile_append(&s->file, RF_SYS_END, sizeof(*r)))) {
 		r->entity = e->index, r->kind = RF_END_EXITED, r->at_ns = end_ns;
 		sysfile_publish(&s->file, r);
@@ -288,7 +304,7 @@ void sys_scan(struct systate *s, uint64_t end_ns)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	uint64_t start;
+	uint64_t start, cpu;
 
 	for (uint32_t k = 0; k < s->nent; k++)
 		s->ent[k].seen = 0;
@@ -299,12 +315,12 @@ void sys_scan(struct systate *s, uint64_t end_ns)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = strtoull(de->d_name, NULL, 10);
-		if (rf_proc_start(pid, &start) != 0)
+		if (proc_stat(pid, &start, &cpu) != 0)
 			continue;	/* gone, or a zombie: its counts are final */
 		if ((e = find_process(s, pid, start)))
-			e->seen = 1;
+			e->seen = 1, e->cpu_ns = cpu;
 		else
-			follow(s, pid, start);
+			follow(s, pid, start, cpu);
 	}
 	if (d)
 		closedir(d);

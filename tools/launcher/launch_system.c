@@ -217,7 +217,7 @@ static void processes_interval(struct systate *s, uint64_t end_ns)
 		struct sysent *e = &s->ent[k];
 
 		if (e->scope == RF_SCOPE_PROCESS && e->alive)
-			sys_write_values(s, e, sys_proc_cpu_ns(e->id));
+			sys_write_values(s, e, e->cpu_ns);
 	}
 }
 
@@ -230,6 +230,7 @@ static void close_interval(struct systate *s, uint64_t start_ns, uint64_t end_ns
 		r->index = s->interval, r->cpus_online = online;
 		r->start_ns = start_ns, r->end_ns = end_ns;
 		r->followed = s->followed;
+		s->followed_sum += s->followed;
 		r->unfollowed = (uint32_t)(s->unfollowed_total > UINT32_MAX ? UINT32_MAX :
 					   s->unfollowed_total);
 		sysfile_publish(&s->file, r);
@@ -407,6 +408,9 @@ int launch_system(struct launch *l)
 	if (s.unfollowed_total)
 		fprintf(stderr, LAUNCHER ": --system: %llu processes could not be followed (out of "
 			"descriptors or not allowed)\n", (unsigned long long)s.unfollowed_total);
+	fprintf(stderr, LAUNCHER ": --system: %u intervals, %.1f processes followed in each on "
+		"average, %llu ended during the run\n", s.interval,
+		s.interval ? (double)s.followed_sum / s.interval : 0.0, (unsigned long long)s.nended);
 	if (!l->quiet)
 		launch_show_reports(l);
 	if (rc)

@@ -46,6 +46,7 @@ struct sysent {
 	int *fd;			/* -1 where an event did not open */
 	uint64_t last[EVENTS_MAX];	/* the totals last written */
 	uint64_t last_busy;		/* busy ns last written */
+	uint64_t cpu_ns;		/* a process's CPU time at the last scan */
 };
 
 struct systate {
@@ -59,6 +60,8 @@ struct systate {
 	uint32_t nent, cent;
 	uint32_t followed, unfollowed;	/* processes, this interval */
 	uint64_t unfollowed_total;	/* processes never followed, the whole run */
+	uint64_t followed_sum;		/* followed, summed over the intervals */
+	uint64_t nended;		/* processes that ended during the run */
 	int fd_budget;			/* descriptors left for counters */
 	int user_only[EVENTS_MAX];	/* kernel mode refused: user space only */
 };
@@ -83,7 +86,5 @@ void sys_scan(struct systate *s, uint64_t end_ns);
 /* Write e's values for the interval when they moved; busy: ns of CPU
  * time now (UINT64_MAX unknown). */
 void sys_write_values(struct systate *s, struct sysent *e, uint64_t busy);
-/* A process's CPU time now (utime + stime), UINT64_MAX when gone. */
-uint64_t sys_proc_cpu_ns(uint64_t pid);
 
 #endif
