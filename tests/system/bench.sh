@@ -36,7 +36,7 @@ one() {
 		done
 	fi
 	[ -n "$pids" ] && wait $pids	# the churn's processes
-	sleep "$(awk -v s="$S" -v t="$(($(date +%s) - t0))" 'BEGIN { r = s - t; print r > 2.5 ? r : 2.5 }')"
+	sleep "$(awk -v s="$S" -v t="$(($(date +%s) - t0))" 'BEGIN { r = s - t; print (r > 2.5 ? r : 2.5) }')"
 	# the last ones ended, and the run saw them end (-I 100)
 	fd1=$(ls /proc/$lp/fd 2>/dev/null | wc -l)
 	kill -INT "$lp"
