@@ -76,6 +76,12 @@ list-metrics|--list-metrics=all|--list-metrics=all: unknown option
 repeat|-r 0 touch ran|-r '"'0'"': want 1..1000 runs
 repeat|--repeat x touch ran|-r '"'x'"': want 1..1000 runs
 repeat|-r 1001 touch ran|-r '"'1001'"': want 1..1000 runs
+check|--check=1 touch ran|--check=1: unknown option
+system|--system=1 touch ran|--system=1: unknown option
+interval|--system -I 5 touch ran|-I '"'5'"': want 10..3600000 ms
+interval|-I 100 touch ran|-I, -C and --duration go with --system
+cpus|--system -C 1-0 touch ran|-C '"'1-0'"': want CPU numbers and ranges, as 0,2-3
+duration|--system --duration 0 touch ran|--duration '"'0'"': want seconds, more than 0
 -|--no-such-option touch ran|--no-such-option: unknown option
 -|-x touch ran|-x: unknown option
 -||no command given'
@@ -106,6 +112,7 @@ metrics|-M nosuch @|-M: '"'nosuch'"': no such metric or group
 metrics-file|--metrics-file /nonexistent.def -M IPC @|/nonexistent.def: No such file or directory
 list-metrics|--list-metrics=all|--list-metrics=all: unknown option
 repeat|--repeat @|--repeat: give two runs or more
+intervals|--intervals=1 @|--intervals=1: unknown option
 -|--no-such-option @|--no-such-option: unknown option
 -|@ --top|--top: needs a value
 -||no report file given
