@@ -135,8 +135,10 @@ else
 		result cpu1_agrees_with_perf fail "no perf figure; CPU 1 $c1, CPU 0 $c0, getrusage $(cat "$t/minflt")" "$(cat "$t/err")"
 	fi
 	[ "$lrc" = 0 ] && result system_run_exit_0 ok || result system_run_exit_0 fail "exit $lrc" "$(cat "$t/err")"
-	within10 "$mine" 30000 && result process_own_row ok ||
-		result process_own_row fail "the faulter's row: '$mine' page faults, want 30000 +- 10%" "$(grep "^process,$FP," "$t/csv")"
+	# its own count (getrusage): 30,000, more under a sanitizer's runtime
+	want=$(cat "$t/minflt")
+	[ "${want:-0}" -ge 30000 ] && within10 "$mine" "$want" && result process_own_row ok ||
+		result process_own_row fail "the faulter's row: '$mine' page faults, its getrusage '$want' (>= 30000), want +- 10%" "$(grep "^process,$FP," "$t/csv")"
 	# start and end, in s into the run: the faulter both, sleep ended only
 	fs=$(awk -v p=$FP '$1 == p { print $3, $4 }' "$t/table")
 	ss=$(awk -v p=$S '$1 == p && $2 == "sleep" { print $3, $4 }' "$t/table")

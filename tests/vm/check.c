@@ -601,6 +601,8 @@ static void test_check_finds_pmu(void)
 	CHECK(strstr(text, "\n  PMU             armv8_pmuv3"), "no armv8 PMU named:\n%s", text);
 	CHECK(strstr(text, "instructions         yes") && strstr(text, "cycles               yes"),
 	      "the default events do not count:\n%s", text);
+	CHECK(strstr(text, "user-space reads: work"), "user-space reads not found to work "
+	      "(perf_user_access is 1 there):\n%s", text);
 	CHECK(strstr(text, "count here (exit 0)\nexit 0\n"), "not exit 0:\n%s", text);
 }
 

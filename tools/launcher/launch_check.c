@@ -8,14 +8,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -234,36 +231,35 @@ static int check_paranoid(uint64_t caps)
 	return p > 2 && !privileged;
 }
 
-/* Open instructions (user space) on this thread and look at its page: what
+/* Open instructions on this thread as the shim does (with what the
+ * architecture needs to ask for user reads) and look at its page: what
  * the shim's markers would find. */
 static void try_user_read(int npmu)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_HARDWARE,
-				     .config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1,
-				     .exclude_hv = 1 };
-	long page = sysconf(_SC_PAGESIZE);
-	struct perf_event_mmap_page *p;
-	int fd;
+	struct event_status st[1];
+	struct event_list list = { .n = 1 };
+	struct counters c;
+	char err[256];
 
 	if (!npmu) {
 		say("", "user-space reads: nothing to read (no PMU)");
 		return;
 	}
-	if ((fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) < 0) {
-		say("", "user-space reads: instructions does not open (%s)", strerror(errno));
+	if (events_parse_one("instructions", &list.ev[0], err, sizeof(err)) != 0)
 		return;
-	}
-	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		say("", "user-space reads: the event's page does not map (%s)", strerror(errno));
-	} else {
+	memset(st, 0, sizeof(st));
+	counters_open(&c, &list, st, 1);
+	if (st[0].source == SOURCE_UNAVAILABLE)
+		say("", "user-space reads: instructions does not open (%s)", st[0].reason);
+	else if (c.page[0])
 		say("", "user-space reads: %s (cap_user_rdpmc %u, %u-bit counter)",
-		    p->cap_user_rdpmc ? "work: a marker costs no system call" :
+		    st[0].source == SOURCE_USER ? "work: a marker costs no system call" :
 		    "refused: every marker makes a read() system call",
-		    (unsigned)p->cap_user_rdpmc, (unsigned)p->pmc_width);
-		munmap(p, (size_t)page);
-	}
-	close(fd);
+		    (unsigned)c.page[0]->cap_user_rdpmc, (unsigned)c.page[0]->pmc_width);
+	else
+		say("", "user-space reads: refused (the event's page does not allow them): every "
+		    "marker makes a read() system call");
+	counters_close(&c);
 }
 
 static void check_user_reads(int npmu)
