@@ -182,6 +182,20 @@ else
 		result cpus_and_command_status fail "exit $rc (want 7)" "$(cat "$tmp/c1.err")" "$(grep '^cpu' "$tmp/c1.csv")"
 fi
 
+# The default events on a machine without a PMU: the hardware ones said
+# unavailable, the software ones counted
+if [ "$(id -u)" != 0 ] || [ -n "$cpu_pmu" ]; then
+	result no_pmu_software_still_counts "skip:needs root and a machine without a CPU PMU"
+else
+	"$L" --system -q -I 100 --duration 0.3 -o "$tmp/dflt" 2>"$tmp/dflt.err"
+	rc=$?
+	"$R" --format csv "$tmp/dflt/system.pmc" >"$tmp/dflt.csv" 2>&1
+	clk=$(csv_col "$tmp/dflt.csv" cpu 0 cpu-clock)
+	[ $rc = 0 ] && grep -q '^pmcshim: --system: instructions unavailable (ENOENT: no hardware PMU' "$tmp/dflt.err" &&
+	   [ "${clk:-0}" -gt 0 ] && result no_pmu_software_still_counts ok ||
+		result no_pmu_software_still_counts fail "exit $rc, CPU 0 cpu-clock '$clk'" "$(cat "$tmp/dflt.err")"
+fi
+
 # --- without privilege -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" -lt 1 ]; then
 	result unprivileged_refusal_and_own_processes "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 1 (uid $(id -u), paranoid '$paranoid')"

@@ -248,14 +248,15 @@ static int probe_events(struct systate *s, int cpu, char reason[][200])
 	for (int i = 0; i < s->ev.n; i++) {
 		char why[200];
 		int err = s->cpu_wide ? sys_try(s, i, cpu) : -1;
+		int self = launch_why_not(s->ev.ev[i].name, why, sizeof(why));
 
 		reason[i][0] = '\0';
-		if (err == 0 || launch_why_not(s->ev.ev[i].name, why, sizeof(why)) == 0)
-			n += err == 0 || !s->cpu_wide;
-		if (err > 0)
-			snprintf(reason[i], 200, "%s", strerror(err));
-		else if (err < 0 && launch_why_not(s->ev.ev[i].name, why, sizeof(why)) != 0)
+		if (err == 0 || (err < 0 && self == 0))
+			n++;
+		else if (self != 0)	/* the shim's reason says why in words */
 			snprintf(reason[i], 200, "%s", why);
+		else
+			snprintf(reason[i], 200, "CPU-wide: %s", strerror(err));
 	}
 	return n;
 }
@@ -330,6 +331,10 @@ static int open_run(struct launch *l, struct systate *s, int ncpus, unsigned cha
 			reason[0]);
 		return -1;
 	}
+	for (int i = 0; i < s->ev.n; i++)	/* (a VM: the hardware events) */
+		if (reason[i][0])
+			fprintf(stderr, LAUNCHER ": --system: %s unavailable (%s); the others count\n",
+				s->ev.ev[i].name, reason[i]);
 	snprintf(path, sizeof(path), "%s/system.pmc", l->dir);
 	if (sysfile_create(&s->file, path, &s->ev, reason, l->sys.argc, l->sys.argv) != 0)
 		return -1;
@@ -401,7 +406,9 @@ int launch_system(struct launch *l)
 			break;
 	}
 	sysfile_finish(&s.file);
-	if (child > 0) {	/* a signal stopped the run: the command goes on; wait for it */
+	if (child > 0) {	/* a signal stopped the run: the command has it too */
+		if (stop_signal && stop_signal != SIGINT)	/* ^C reached it from the terminal */
+			kill(child, stop_signal);
 		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 			;
 	}
