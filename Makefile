@@ -137,6 +137,7 @@ include tools/launcher/launcher.mk
 include install.mk
 include tests/scopes/scopes.mk
 include tests/table/table.mk
+include tests/system/system.mk
 include tests/python/python.mk
 include tests/fortran/fortran.mk
 include tests/docs/docs.mk

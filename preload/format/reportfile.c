@@ -159,6 +159,11 @@ static uint32_t min_size(uint16_t type)
 	case RF_ERROR: return sizeof(struct rf_error);
 	case RF_ORIGIN: return RF_ORIGIN_SIZE_V0;
 	case RF_SAMPLES: return sizeof(struct rf_samples);
+	case RF_SYS_RUN: return sizeof(struct rf_sys_run);
+	case RF_SYS_ENTITY: return sizeof(struct rf_sys_entity);
+	case RF_SYS_VALUES: return sizeof(struct rf_sys_values);
+	case RF_SYS_INTERVAL: return sizeof(struct rf_sys_interval);
+	case RF_SYS_END: return sizeof(struct rf_sys_end);
 	default: return 0;
 	}
 }

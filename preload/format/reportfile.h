@@ -48,6 +48,9 @@ enum rf_flag {
 	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
 	RF_CUT = 8,		/* cut short while the process ran: see cut_size */
 	RF_TREE = 16,		/* sites name their parent site (rf_site.parent) */
+	/* A whole-machine report (pmcshim --system): RF_SYS_* records, no
+	 * threads or sites. A bit well apart from the others. */
+	RF_SYSTEM = 1u << 16,
 };
 
 /* What the shim could not record, counted in the header. */
@@ -124,7 +127,14 @@ enum rf_type {
 	RF_ERROR = 7,
 	RF_ORIGIN = 8,
 	RF_SAMPLES = 9,
-	RF_TYPES
+	RF_TYPES,
+	/* pmcshim --system (RF_SYSTEM files), numbered well apart from the
+	 * region records: see "System reports" below. */
+	RF_SYS_RUN = 64,
+	RF_SYS_ENTITY = 65,
+	RF_SYS_VALUES = 66,
+	RF_SYS_INTERVAL = 67,
+	RF_SYS_END = 68,
 };
 
 struct rf_record {
@@ -409,6 +419,79 @@ static inline int rf_samples_ok(const struct rf_samples *s)
 	       (uint64_t)s->depth * 8 && s->slot_size % 8 == 0 &&
 	       (uint64_t)s->nslots * s->slot_size <= s->r.size - sizeof(*s);
 }
+
+/* --- system reports (RF_SYSTEM: pmcshim --system) -------------------
+ * The header's nevents RF_EVENT records say what is counted; then one
+ * RF_SYS_RUN, and as the run goes: an RF_SYS_ENTITY for each CPU and
+ * each process followed, every interval an RF_SYS_VALUES for each entity
+ * whose values moved, then the interval's RF_SYS_INTERVAL (it closes the
+ * interval), and an RF_SYS_END when a process ends or a CPU goes or
+ * comes. Times are CLOCK_BOOTTIME ns (comparable with /proc/PID/stat's
+ * start times). Every record is appended once, never changed. */
+enum rf_sys_scope {
+	RF_SCOPE_CPU = 0,
+	RF_SCOPE_PROCESS = 1,
+};
+
+enum rf_sys_run_flag {
+	RF_SYS_CPU_WIDE = 1,		/* per-CPU counters (privileged) */
+	RF_SYS_OWN_ONLY = 2,		/* unprivileged: the user's own processes */
+};
+
+struct rf_sys_run {
+	struct rf_record r;
+	uint32_t flags;			/* enum rf_sys_run_flag */
+	uint32_t interval_ms;
+	uint64_t start_ns;		/* the run's start */
+	uint32_t ncpus;			/* CPUs configured on the machine */
+	uint32_t uid;			/* RF_SYS_OWN_ONLY: whose */
+};
+
+struct rf_sys_entity {
+	struct rf_record r;
+	uint32_t index;			/* 0, 1, ...: what values and ends name */
+	uint32_t scope;			/* enum rf_sys_scope */
+	uint64_t id;			/* the CPU number, or the pid */
+	uint64_t start_ns;		/* the process's start; a CPU's: when followed */
+	uint64_t seen_ns;		/* when counting began */
+	char command[64];		/* /proc/PID/comm; "" for a CPU */
+};
+
+/* What the entity counted in interval `interval`: deltas, by event.
+ * busy_ns: the CPU's busy time (/proc/stat: all but idle and iowait) or
+ * the process's CPU time (utime + stime) in the interval; UINT64_MAX when
+ * unknown. */
+struct rf_sys_values {
+	struct rf_record r;
+	uint32_t interval;
+	uint32_t entity;
+	uint32_t nvalues;
+	uint32_t pad;
+	uint64_t busy_ns;
+	uint64_t v[];
+};
+
+struct rf_sys_interval {
+	struct rf_record r;
+	uint32_t index;			/* 0, 1, ... */
+	uint32_t cpus_online;
+	uint64_t start_ns, end_ns;
+	uint32_t followed;		/* processes counted in it */
+	uint32_t unfollowed;		/* seen, but no counter could open (fds, rights) */
+};
+
+enum rf_sys_end_kind {
+	RF_END_EXITED = 1,		/* the process ended: its values are final */
+	RF_END_OFFLINE = 2,		/* the CPU went offline */
+	RF_END_ONLINE = 3,		/* the CPU came back */
+};
+
+struct rf_sys_end {
+	struct rf_record r;
+	uint32_t entity;
+	uint32_t kind;			/* enum rf_sys_end_kind */
+	uint64_t at_ns;
+};
 
 static inline uint32_t rf_align(size_t n)
 {

@@ -34,6 +34,7 @@ PMCSHIM_SERIALIZE|2|PMCSHIM_SERIALIZE='"'2'"': want 0 or 1; using 0
 PMCSHIM_MPI|perhaps|PMCSHIM_MPI='"'perhaps'"': want 0 or 1; using 1
 PMCSHIM_OPENMP|2|PMCSHIM_OPENMP='"'2'"': want 0 or 1; using 1
 PMCSHIM_FUNCTIONS|min=5|PMCSHIM_FUNCTIONS='"'min=5'"': min=5: want a duration such as 500ns, 20us, 5ms, 1s; recording every function
+PMCSHIM_SAMPLE|abc|PMCSHIM_SAMPLE='"'abc'"': want 0..100000; using 0
 PMCSHIM_STACKDEPTH|3|PMCSHIM_STACKDEPTH: not a variable pmcshim reads; ignored (PMCSHIM_STACK_DEPTH?)
 pmcshim_quiet|1|pmcshim_quiet: not a variable pmcshim reads; ignored (PMCSHIM_QUIET?)'
 
@@ -52,6 +53,7 @@ PMCSHIM_SERIALIZE|on|3|PMCSHIM_SERIALIZE='"'on'"': want 0 or 1; using 0
 PMCSHIM_MPI|2|3|PMCSHIM_MPI='"'2'"': want 0 or 1; using 1
 PMCSHIM_OPENMP|on|3|PMCSHIM_OPENMP='"'on'"': want 0 or 1; using 1
 PMCSHIM_FUNCTIONS|a b|3|PMCSHIM_FUNCTIONS='"'a b'"': '"'a b'"' is neither a function name nor /REGEX/; recording every function
+PMCSHIM_SAMPLE|x|3|PMCSHIM_SAMPLE='"'x'"': want 0..100000; using 0
 PMCSHIM_EVENT|task-clock|3|PMCSHIM_EVENT: not a variable pmcshim reads; ignored (PMCSHIM_EVENTS?)'
 
 # The launcher's options: LONG NAME|ARGUMENTS (word-split; the command
@@ -73,9 +75,16 @@ metrics|--metrics , touch ran|-M: '"','"' names no metric
 group|-g NOSUCH touch ran|-M: '"'NOSUCH'"': no such metric or group
 metrics-file|--metrics-file /nonexistent.def -M IPC touch ran|/nonexistent.def: No such file or directory
 list-metrics|--list-metrics=all|--list-metrics=all: unknown option
+sample|--sample=0 touch ran|--sample '"'0'"': want 1..100000 samples a second
 repeat|-r 0 touch ran|-r '"'0'"': want 1..1000 runs
 repeat|--repeat x touch ran|-r '"'x'"': want 1..1000 runs
 repeat|-r 1001 touch ran|-r '"'1001'"': want 1..1000 runs
+check|--check=1 touch ran|--check=1: unknown option
+system|--system=1 touch ran|--system=1: unknown option
+interval|--system -I 5 touch ran|-I '"'5'"': want 10..3600000 ms
+interval|-I 100 touch ran|-I, -C and --duration go with --system
+cpus|--system -C 1-0 touch ran|-C '"'1-0'"': want CPU numbers and ranges, as 0,2-3
+duration|--system --duration 0 touch ran|--duration '"'0'"': want seconds, more than 0
 -|--no-such-option touch ran|--no-such-option: unknown option
 -|-x touch ran|-x: unknown option
 -||no command given'
@@ -106,6 +115,8 @@ metrics|-M nosuch @|-M: '"'nosuch'"': no such metric or group
 metrics-file|--metrics-file /nonexistent.def -M IPC @|/nonexistent.def: No such file or directory
 list-metrics|--list-metrics=all|--list-metrics=all: unknown option
 repeat|--repeat @|--repeat: give two runs or more
+intervals|--intervals=1 @|--intervals=1: unknown option
+functions|--functions=1 @|--functions=1: unknown option
 -|--no-such-option @|--no-such-option: unknown option
 -|@ --top|--top: needs a value
 -||no report file given

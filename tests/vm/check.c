@@ -583,6 +583,29 @@ static void test_native_names_listed(void)
 	      strstr(text, "pmcshim: -e") ? strstr(text, "pmcshim: -e") : "(no -e line)");
 }
 
+/* pmcshim --check in the guest: the PMU named, the default events
+ * counting, exit 0 (on the host VM, without a PMU, tests/system checks
+ * the other side). */
+static void test_check_finds_pmu(void)
+{
+	char path[4096], text[1 << 14];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/check.out", dir);
+	f = fopen(path, "r");
+	CHECK(f, "no %s", path);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	CHECK(strstr(text, "\n  PMU             armv8_pmuv3"), "no armv8 PMU named:\n%s", text);
+	CHECK(strstr(text, "instructions         yes") && strstr(text, "cycles               yes"),
+	      "the default events do not count:\n%s", text);
+	CHECK(strstr(text, "user-space reads: work"), "user-space reads not found to work "
+	      "(perf_user_access is 1 there):\n%s", text);
+	CHECK(strstr(text, "count here (exit 0)\nexit 0\n"), "not exit 0:\n%s", text);
+}
+
 static void test_multiplexing(void)
 {
 	json_t *rep, *t, *tot;
@@ -1141,6 +1164,7 @@ int main(int argc, char **argv)
 	RUN(test_run_time_names);
 	RUN(test_native_name);
 	RUN(test_native_names_listed);
+	RUN(test_check_finds_pmu);
 	RUN(test_multiplexing);
 	RUN(test_region_coverage);
 	ua = "";

@@ -8,6 +8,17 @@
 
 #define LAUNCHER "pmcshim"
 
+/* --system's options (launch_system.c). */
+struct system_opts {
+	int on;				/* --system */
+	int given;			/* -I, -C or --duration seen */
+	long interval_ms;		/* -I, default 1000 */
+	double duration;		/* --duration S, 0: none */
+	const char *cpus;		/* -C LIST, NULL: every CPU */
+	int argc;			/* the launcher's own, for the report */
+	char **argv;
+};
+
 struct launch {
 	const char *events;		/* -e, else PMCSHIM_EVENTS, else the default */
 	const char *events_from;	/* "-e" or "PMCSHIM_EVENTS", for messages */
@@ -28,7 +39,25 @@ struct launch {
 	int repeat;			/* -r N: runs of the command (0: one, as without -r) */
 	int nreader_args;
 	char *reader_args[4];		/* the reader's -M LIST --metrics-file FILE */
+	int check;			/* --check */
+	struct system_opts sys;		/* --system */
 };
+
+/* launch_check.c: --check, the doctor's screen on stdout; 0 when every
+ * event of events counts here, 1 otherwise. */
+int launch_check(const char *events);
+/* kernel.perf_event_paranoid (2 when unreadable). */
+int launch_paranoid(void);
+/* Whether CPU-wide counters may open: paranoid <= 0, CAP_PERFMON or
+ * CAP_SYS_ADMIN. */
+int launch_cpu_wide_allowed(void);
+
+/* launch_system.c: one of --system's options (c: 'I', 'C', 'D' for
+ * --duration) checked into o; 0, or -1 after one line. */
+int launch_system_opt(struct system_opts *o, int c, const char *arg);
+/* pmcshim --system: count until the duration, the command's end or
+ * SIGINT; the exit status (the command's, when one ran). */
+int launch_system(struct launch *l);
 
 /* launch_paths.c: the shim and the reader next to this executable (build
  * tree) or in PREFIX/lib/pmcshim (installed). 0, or -1 after saying why. */

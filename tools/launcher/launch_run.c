@@ -178,7 +178,8 @@ int launch_run_reader(const struct launch *l, char *const *args, int nargs,
 	/* the notice said which events cannot count: no n/a columns for them */
 	argv[1] = "--collapse-unavailable";
 	memcpy(argv + 2, l->reader_args, (size_t)l->nreader_args * sizeof(*argv));
-	memcpy(argv + 2 + l->nreader_args, args, (size_t)nargs * sizeof(*argv));
+	if (nargs)	/* args may be NULL then, which memcpy may not take */
+		memcpy(argv + 2 + l->nreader_args, args, (size_t)nargs * sizeof(*argv));
 	for (int i = 0; i < n; i++)
 		if (asprintf(&argv[i + first], "%s/%s", l->dir, files[i]->d_name) < 0)
 			goto out;

@@ -7,15 +7,17 @@
 
 LAUNCH_SRC := tools/launcher/pmcshim.c tools/launcher/launch_paths.c tools/launcher/launch_run.c tools/launcher/launch_events.c \
 	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/launcher/launch_why.c tools/common/metrics_def.c tools/common/badopt.c
+LAUNCH_SRC += tools/launcher/launch_check.c tools/launcher/launch_system.c tools/launcher/launch_sysfile.c \
+	tools/launcher/launch_sysproc.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/counters/events.o $(B)/shim/counters/counters.o $(B)/shim/base/fds.o \
 	$(B)/shim/counters/pfm.o $(B)/shim/base/suggest.o $(B)/shim/settings/config.o $(B)/shim/base/log.o \
-	$(B)/shim/settings/funcspec.o
+	$(B)/shim/settings/funcspec.o $(B)/shim/format/reportfile.o
 
 $(B)/launcher:
 	mkdir -p $@
 
-$(B)/launcher/%.o: tools/%.c tools/launcher/launch.h tools/common/badopt.h tools/common/metrics_def.h $(SHIM_HDR) | $(B)/launcher
+$(B)/launcher/%.o: tools/%.c tools/launcher/launch.h tools/launcher/system.h tools/common/badopt.h tools/common/metrics_def.h $(SHIM_HDR) | $(B)/launcher
 	@mkdir -p $(@D)
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(DEPFLAGS) -Ipreload -Itools -Iinclude -c $< -o $@
 

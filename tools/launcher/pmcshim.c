@@ -61,6 +61,14 @@ static void usage(FILE *out)
 	      "                     truncated); stderr then gets one line\n"
 	      "      --list-events  the event names, each marked with whether this machine\n"
 	      "                     can count it now, and why not\n"
+	      "      --check        what this machine can count and why not, with the fix\n"
+	      "                     for each problem (exit 0: the events of -e count)\n"
+	      "      --system       count the whole machine instead of a command's regions:\n"
+	      "                     per CPU and per process, every -I MS (default 1000)\n"
+	      "                     into DIR/system.pmc, until --duration S, COMMAND's end\n"
+	      "                     or SIGINT; -C LIST: only these CPUs (pmcshim --system\n"
+	      "                     [-e EVENTS] [-I MS] [-C LIST] [-o DIR] [--duration S |\n"
+	      "                     -- COMMAND...]; pmcshim-report reads it)\n"
 	      "      --version      the version\n"
 	      "  -h, --help         this help\n"
 	      "Exit status: COMMAND's; 127 not found, 126 not executable, 128+N killed by\n"
@@ -103,7 +111,8 @@ static int check_sample(const char *v, const char **out)
 	return 0;
 }
 
-enum { OPT_LIST = 256, OPT_VERSION, OPT_LIST_METRICS, OPT_METRICS_FILE };
+enum { OPT_LIST = 256, OPT_VERSION, OPT_LIST_METRICS, OPT_METRICS_FILE, OPT_CHECK, OPT_SYSTEM,
+       OPT_DURATION };
 
 /* -r N: 1..1000 runs. */
 static int check_repeat(const char *v, int *n)
@@ -148,13 +157,16 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 		{ "list-metrics", no_argument, NULL, OPT_LIST_METRICS },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "sample", optional_argument, NULL, 's' },
+		{ "check", no_argument, NULL, OPT_CHECK }, { "system", no_argument, NULL, OPT_SYSTEM },
+		{ "interval", required_argument, NULL, 'I' }, { "cpus", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "version", no_argument, NULL, OPT_VERSION }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
 	int c, list_metrics = 0;
 
 	opterr = 0;
 	/* '+': options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:s::", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:s::I:C:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'e': l->events = optarg, l->events_from = "-e"; break;
 		case 'd':
@@ -194,6 +206,12 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 			if (check_repeat(optarg, &l->repeat) != 0)
 				return 2;
 			break;
+		case OPT_CHECK: l->check = 1; break;
+		case OPT_SYSTEM: l->sys.on = 1; break;
+		case 'I': case 'C': case OPT_DURATION:
+			if (launch_system_opt(&l->sys, c == OPT_DURATION ? 'D' : c, optarg) != 0)
+				return 2;
+			break;
 		case OPT_LIST: launch_list_events(); return 1;
 		case OPT_VERSION: puts(LAUNCHER " " PMCSHIM_VERSION); return 1;
 		case 'h': usage(stdout); return 1;
@@ -202,12 +220,18 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 	}
 	if (list_metrics)
 		return launch_list_metrics(l->metrics_file) ? 2 : 1;
+	if (l->sys.given && !l->sys.on) {
+		fputs(LAUNCHER ": -I, -C and --duration go with --system\n", stderr);
+		return 2;
+	}
+	l->argv = argv + optind;
+	if (l->check || l->sys.on)
+		return 0;
 	if (optind == argc) {
 		fputs(LAUNCHER ": no command given (usage: " LAUNCHER " [OPTIONS] COMMAND "
 		      "[ARGS...]; --help for more)\n", stderr);
 		return 2;
 	}
-	l->argv = argv + optind;
 	return 0;
 }
 
@@ -218,10 +242,15 @@ int main(int argc, char **argv)
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
 	l.events_from = "PMCSHIM_EVENTS";
+	l.sys.argc = argc, l.sys.argv = argv;
 	if ((rc = parse_opts(argc, argv, &l)))
 		return rc == 1 ? 0 : 2;
 	if (launch_metrics(&l) != 0 || launch_check_events(l.events, l.events_from) != 0)
 		return 2;
+	if (l.check)
+		return launch_check(l.events) ? 1 : 0;
+	if (l.sys.on)
+		return launch_system(&l);
 	launch_check_env(&l);
 	launch_job_detect(&l);
 	if (l.rank >= 0 && l.repeat > 1) {

@@ -32,6 +32,7 @@
 #include "reader/data/symbolize.h"
 #include "reader/views/report_tree.h"
 #include "reader/views/report_repeat.h"
+#include "reader/views/report_system.h"
 
 static void usage(FILE *out)
 {
@@ -100,6 +101,8 @@ static void usage(FILE *out)
 	      "  --collapse-unavailable  leave out the columns of events that no row\n"
 	      "                     could count (one note instead of columns of n/a),\n"
 	      "                     one events line for files that share their events\n"
+	      "  --intervals        a system report (pmcshim --system): also a row per\n"
+	      "                     interval (each CPU, the processes shown)\n"
 	      "  --version          the version\n"
 	      "  -h, --help         this help\n"
 	      "--watch: a running process's file every SECONDS (default 1, decimals\n"
@@ -184,7 +187,7 @@ static int parse_sources(const char *arg, unsigned *mask)
 	return 0;
 }
 static const char *metrics_arg, *metrics_file;
-static bool list_metrics, repeat, collapse;
+static bool list_metrics, repeat, collapse, intervals;
 
 /* Fills o from argv; 0 ok, -1 --help or --version shown, 2 bad usage (said
  * why). */
@@ -208,7 +211,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "metrics-file", required_argument, NULL, 'Q' },
 		{ "list-metrics", no_argument, NULL, 'L' },
 		{ "repeat", no_argument, NULL, 'P' }, { "functions", no_argument, NULL, 'U' },
-		{ NULL, 0, NULL, 0 } };
+		{ "intervals", no_argument, NULL, 'N' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
@@ -242,6 +245,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'Q': metrics_file = optarg; break;
 		case 'L': list_metrics = true; break;
 		case 'P': repeat = true; break;
+		case 'N': intervals = true; break;
 		case 'T': o->totals = true; break;
 		case 'U': o->functions = true; break;
 		case 'c':
@@ -470,6 +474,19 @@ static int diff(struct report **files, const struct runs *in, char **args,
 	return rc;
 }
 
+/* A report of pmcshim --system: its own view, table or CSV. */
+static int read_system(char **path, size_t n, const struct opts *o)
+{
+	struct system_view_opts so = { .csv = o->format == F_CSV, .intervals = intervals,
+				       .top = o->top, .event = o->event };
+
+	if (n != 1 || (o->format != F_TABLE && o->format != F_CSV) || o->watch > 0) {
+		fputs(PROG ": a system report is read alone, as a table or --format csv\n", stderr);
+		return 2;
+	}
+	return system_view(stdout, path[0], &so);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -524,6 +541,10 @@ int main(int argc, char **argv)
 	args = argv + is_diff + optind;
 	if (runs_expand(&in, args, n))
 		goto out;
+	if (!is_diff && in.n >= 1 && system_is_report(in.path[0])) {
+		rc = read_system(in.path, in.n, &o);
+		goto out;
+	}
 	if (o.watch > 0) {
 		if (is_diff || in.n != 1)
 			fprintf(stderr, PROG ": --watch: give one file (or a run directory holding "
