@@ -151,6 +151,7 @@ static bool load_header(struct ld *L)
 		r->wall_ns = h->end_mono_ns - h->start_mono_ns, r->has_wall = true;
 	else if (r->live && mono_now() >= h->start_mono_ns)
 		r->wall_ns = mono_now() - h->start_mono_ns, r->has_wall = true;
+	r->before_wall_ns = r->forked ? 0 : h->before_wall_ns;
 	r->ticks_per_ns = rf_ticks_per_ns(h);
 	/* a damaged header can hold any double: no tick counter runs below
 	 * 1 kHz or above 1 THz */
@@ -540,11 +541,16 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
-	o->has_begin = t->r.size >= sizeof(*t) && t->begin_cpu_ns != UINT64_MAX &&
+	o->has_begin = t->r.size >= RF_THREAD_SIZE_V1 && t->begin_cpu_ns != UINT64_MAX &&
 		       t->setup_cpu_ns != UINT64_MAX && t->begin_cpu_ns <= t->setup_cpu_ns;
 	o->begin_cpu_ns = o->has_begin ? t->begin_cpu_ns : 0;
 	o->setup_cpu_ns = o->has_begin ? t->setup_cpu_ns : 0;
 	o->cpu_ns = o->has_cpu ? t->cpu_ns : 0;
+	o->has_faults = t->r.size >= sizeof(*t) && t->begin_faults != UINT64_MAX;
+	o->begin_faults = o->has_faults ? t->begin_faults : 0;
+	o->has_end_faults = o->has_faults && state != RF_T_RUNNING && t->end_faults != UINT64_MAX &&
+			    t->end_faults >= t->begin_faults;
+	o->end_faults = o->has_end_faults ? t->end_faults : 0;
 	if (state != RF_T_RUNNING && t->end_mono_ns >= t->start_mono_ns)
 		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;
 	else if (state == RF_T_RUNNING && r->live && mono_now() >= t->start_mono_ns)
