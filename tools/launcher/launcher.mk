@@ -6,7 +6,7 @@
 #   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
 LAUNCH_SRC := tools/launcher/pmcshim.c tools/launcher/launch_paths.c tools/launcher/launch_run.c tools/launcher/launch_events.c \
-	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/launcher/launch_why.c tools/common/metrics_def.c tools/common/badopt.c
+	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/launcher/launch_why.c tools/launcher/launch_count.c tools/common/metrics_def.c tools/common/badopt.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
 LAUNCH_SHIM_OBJ := $(B)/shim/counters/events.o $(B)/shim/counters/counters.o $(B)/shim/base/fds.o \
 	$(B)/shim/counters/pfm.o $(B)/shim/base/suggest.o $(B)/shim/settings/config.o $(B)/shim/base/log.o \

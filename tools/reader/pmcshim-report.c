@@ -331,6 +331,35 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 	return r;
 }
 
+/* The launchers' totals files (rf_job) among the paths, taken out of
+ * them (n: what is left); -1 after saying why one is damaged. */
+static struct rf_job *jobs;
+static size_t njobs;
+
+static int take_jobs(char **path, size_t *n)
+{
+	size_t kept = 0;
+	char why[200];
+
+	for (size_t i = 0; i < *n; i++) {
+		struct rf_job j;
+		int rc = rf_job_read(path[i], &j, why, sizeof(why));
+
+		if (rc < 0) {
+			say_bad(path[i], why);
+			return -1;
+		}
+		if (rc == 0) {
+			path[kept++] = path[i];
+			continue;
+		}
+		jobs = xrealloc(jobs, (njobs + 1) * sizeof(*jobs));
+		jobs[njobs++] = j;
+	}
+	*n = kept;
+	return 0;
+}
+
 static int summarize(struct report **files, size_t n, const struct opts *o)
 {
 	char why[512];
@@ -340,6 +369,7 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
 	}
+	m->jobs = jobs, m->njobs = njobs;
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
 	if (collapse)
@@ -432,6 +462,13 @@ int main(int argc, char **argv)
 			rc = run_watch(stdout, argv[optind], o.watch, o.raw);
 		goto out;
 	}
+	if (take_jobs(argv + is_diff + optind, &n) != 0)
+		goto out;
+	if (!n) {
+		fputs(PROG ": no report file given, only a launcher's totals (the reports are "
+		      "the files next to it)\n", stderr);
+		goto out;
+	}
 	if (!(files = load_all(argv + is_diff + optind, n, o.raw, o.symbolize)))
 		goto out;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -446,6 +483,7 @@ int main(int argc, char **argv)
 		report_free(files[i]);
 	free(files);
 out:
+	free(jobs);
 	if (o.has_re)
 		regfree(&o.re);
 	return rc;
