@@ -24,6 +24,7 @@ _Static_assert(sizeof(struct rf_event) % 8 == 0, "event alignment");
 _Static_assert(offsetof(struct rf_event, mode_note) == RF_EVENT_SIZE_V0, "event v0 size");
 _Static_assert(offsetof(struct rf_thread, begin_cpu_ns) == RF_THREAD_SIZE_V0, "thread v0 size");
 _Static_assert(offsetof(struct rf_thread, begin_faults) == RF_THREAD_SIZE_V1, "thread v1 size");
+_Static_assert(offsetof(struct rf_thread, live_seq) == RF_THREAD_SIZE_V2, "thread v2 size");
 _Static_assert(sizeof(struct rf_error) % 8 == 0, "error alignment");
 
 static int fail(char *why, size_t len, const char *fmt, const char *arg)

@@ -171,6 +171,7 @@ static struct thread_state *setup(int lazy, int first)
 	regions_init(&t->rs, &t->ctr, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
 	regions_coverage(&t->rs, t->ctr.multiplexed);
+	regions_publish_into(&t->rs, t->rec);
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
@@ -491,6 +492,7 @@ int threads_after_fork_child(void)
 	memset(t->shim_counts, 0, sizeof(t->shim_counts));
 	reset_own_record(t);
 	regions_after_fork(&t->rs, &t->ctr);
+	regions_publish_into(&t->rs, t->rec);
 	t->next = NULL;
 	registry = t;
 	return 0;

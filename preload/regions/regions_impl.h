@@ -97,6 +97,9 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	uint32_t open = --rs->top->slot->open;
 
 	charge_top(rs, now, times, nv, open == 0 ? UINT64_MAX : 0);
+	/* an outermost region ended a while after the last publish */
+	if (unlikely(rs->top == rs->frames) && now[0] - rs->published_at >= RF_LIVE_TICKS)
+		regions_publish(rs, now);
 }
 
 /* A begin dropped: too deep, or no memory (its end is dropped too). */

@@ -27,7 +27,8 @@ struct rep_stat {
 struct rep_total {
 	uint64_t value, scaled, enabled, running;
 	bool has_value, has_scaled, has_times;
-	const char *status;	/* counted, multiplexed, not counted, unavailable, lost, none */
+	const char *status;	/* counted, multiplexed, not counted, unavailable, lost, none,
+				 * last update (a killed process's last published counts) */
 };
 
 struct rep_thread {
@@ -41,6 +42,11 @@ struct rep_thread {
 	 * has_end_faults: the thread stored its own at its end */
 	bool has_faults, has_end_faults;
 	uint64_t begin_faults, end_faults;
+	/* its process ended without a word: the running counts it published
+	 * last (rf_thread.live, by position among open events), at live_ticks;
+	 * its totals then say "last update" */
+	bool has_live;
+	uint64_t live[RF_EVENTS_MAX], live_ticks;
 	const char *name, *state, *setup, *lost_reason;
 	uint32_t nvalues;
 	/* slot[e]: where event e is in this thread's site values; 0 when the

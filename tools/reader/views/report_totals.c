@@ -26,6 +26,7 @@ struct tval {
 	uint64_t value, enabled, running;
 	uint32_t have, lack, absent;
 	uint32_t not_counted;		/* of lack: open, never on a counter */
+	uint32_t last;			/* of have: a killed process's last published counts */
 	bool mux;			/* some value counted only part of its time */
 };
 
@@ -84,6 +85,7 @@ static void tval_add(struct tval *v, const struct report *r, const struct rep_to
 		return;
 	}
 	v->mux |= t->has_scaled;
+	v->last += !strcmp(t->status, "last update");
 	v->value = sat_add(v->value, t->has_scaled && !r->raw ? t->scaled : t->value);
 	v->have++;
 }
@@ -458,7 +460,7 @@ static void derived_note(char *b, size_t len, const struct model *m, const struc
 }
 
 struct marks {
-	bool partial, mux, missing;
+	bool partial, mux, missing, last;
 };
 
 static void event_line(FILE *out, const struct model *m, const struct ptotal *p, size_t e,
@@ -478,6 +480,9 @@ static void event_line(FILE *out, const struct model *m, const struct ptotal *p,
 	perf_num(num, v->value, time);
 	if (partial)
 		strcat(num, "+");
+	if (v->last)
+		strcat(num, "~");
+	mk->last |= v->last != 0;
 	derived_note(note, sizeof(note), m, p, e);
 	if (v->mux && tval_coverage(v, &c) && c < 1)
 		snprintf(cov, sizeof(cov), "  (%.2f%%)", 100 * c);
@@ -515,47 +520,66 @@ static bool any_killed(const struct model *m)
 	return false;
 }
 
-/* The names of the events the launchers counted (job) or not, "a, b". */
+/* The names of the events counted by the launchers (job), or else by the
+ * shim from exec (from_exec: time and page faults, what ran before the
+ * shim added) or from each thread's setup: "a, b". */
 static void names_from(char *b, size_t len, const struct model *m, const struct ptotal *p,
-		       bool job)
+		       bool job, bool from_exec)
 {
 	size_t used = 0;
 
 	b[0] = '\0';
-	for (size_t e = 0; e < m->nev && used < len; e++)
-		if (p->from_job[e] == job && p->ev[e].have)
+	for (size_t e = 0; e < m->nev && used < len; e++) {
+		bool ex = event_is_time(m->ev[e]) || event_is_faults(m->ev[e]);
+
+		if (p->from_job[e] == job && p->ev[e].have && (job || ex == from_exec))
 			used += (size_t)snprintf(b + used, len - used, "%s%s", used ? ", " : "",
 						 m->ev[e]);
+	}
 }
 
-/* Where each total comes from, and from when: every one counts from the
- * exec, as perf stat does. */
+/* A page-faults total summed over the threads (not the launchers'). */
+static bool shim_faults(const struct model *m, const struct ptotal *p)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_faults(m->ev[e]) && p->ev[e].have && !p->from_job[e])
+			return true;
+	return false;
+}
+
+/* Where each total comes from, and from when (perf stat counts from the
+ * exec). */
 static void source_notes(FILE *out, const struct model *m, const struct ptotal *p)
 {
 	char names[400];
 
-	names_from(names, sizeof(names), m, p, true);
+	names_from(names, sizeof(names), m, p, true, true);
 	if (*names)
 		fprintf(out, "from exec, by the launcher: %s (its counters on the whole command, "
 			"inherited by every thread and process, read when it ended, however it "
 			"ended)\n", names);
 	if (p->job_cpu)
 		fprintf(out, "from exec, by the launcher: CPU and wall (its wait for the command)\n");
-	names_from(names, sizeof(names), m, p, false);
-	if (!*names && p->job_cpu)
-		return;
-	fprintf(out, "from exec, by the shim: %s%s%seach thread's counters from its setup, plus "
-		"what ran before (exec, loading):", names, *names ? "; " : "",
-		p->job_cpu ? "" : "CPU and wall; ");
-	if (p->before_have)
-		fprintf(out, " CPU time %.2f msec (the threads' CPU clocks)",
-			(double)p->before_ns / 1e6);
-	if (p->faults_have)
-		fprintf(out, "%s page faults %" PRIu64 " (getrusage)", p->before_have ? "," : "",
-			p->before_faults);
-	if (!p->job_cpu && p->before_wall_ns)
-		fprintf(out, ", wall %.2f msec (the process's start)", (double)p->before_wall_ns / 1e6);
-	fputc('\n', out);
+	names_from(names, sizeof(names), m, p, false, true);
+	if (*names || !p->job_cpu) {
+		fprintf(out, "from exec, by the shim: %s%s%seach thread's count from its setup, "
+			"plus what ran before (exec, loading):", names, *names ? ", " : "",
+			p->job_cpu ? "" : "CPU and wall: ");
+		if (p->before_have)
+			fprintf(out, " CPU time %.2f msec (the threads' CPU clocks)",
+				(double)p->before_ns / 1e6);
+		if (p->faults_have && shim_faults(m, p))
+			fprintf(out, "%s page faults %" PRIu64 " (getrusage)",
+				p->before_have ? "," : "", p->before_faults);
+		if (!p->job_cpu && p->before_wall_ns)
+			fprintf(out, ", wall %.2f msec (the process's start)",
+				(double)p->before_wall_ns / 1e6);
+		fputc('\n', out);
+	}
+	names_from(names, sizeof(names), m, p, false, false);
+	if (*names)
+		fprintf(out, "from each thread's setup, by the shim: %s (what ran before the shim "
+			"is not in them)\n", names);
 }
 
 static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
@@ -580,6 +604,9 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
 			(double)p->cpu_ns / (double)p->wall_ns);
 	source_notes(out, m, p);
+	if (mk.last)
+		fprintf(out, "~ killed: some threads' totals are as of the last count they "
+			"published (at the end of an outermost region), not of their end\n");
 	if (mk.missing && any_killed(m))
 		fprintf(out, "<n/a>: a process ended without a word (killed), before its "
 			"threads stored their totals; under " "pmcshim" ", the launcher counts the "
