@@ -43,13 +43,14 @@ static void set_preload(const char *shim)
 		return;
 	}
 	if (asprintf(&both, "%s:%s", old, shim) < 0)
-		_exit(126);
+		return;	/* (no memory: the shim not preloaded) */
 	setenv("LD_PRELOAD", both, 1);
 	free(both);
 }
 
-/* In the child: the environment every process of the run inherits. The
- * notices are the launcher's to print, once for the whole run. */
+/* The environment every process of the run inherits (set for the fork,
+ * then put back). The notices are the launcher's to print, once for the
+ * whole run. */
 static void set_env(const struct launch *l)
 {
 	char out[PATH_MAX + 32];
@@ -64,8 +65,36 @@ static void set_env(const struct launch *l)
 		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
 }
 
+/* The variables set_env sets, as the launcher had them. */
+static const char *const env_names[] = { "LD_PRELOAD", "PMCSHIM_OUTPUT", "PMCSHIM_QUIET",
+					 "PMCSHIM_EVENTS", "PMCSHIM_STACK_DEPTH" };
+#define NENV (sizeof(env_names) / sizeof(env_names[0]))
+
+static void save_env(char **saved)
+{
+	for (size_t i = 0; i < NENV; i++) {
+		const char *v = getenv(env_names[i]);
+
+		saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void restore_env(char **saved)
+{
+	for (size_t i = 0; i < NENV; i++) {
+		if (saved[i])
+			setenv(env_names[i], saved[i], 1);
+		else
+			unsetenv(env_names[i]);
+		free(saved[i]);
+	}
+}
+
 /* Never returns: exec, or write errno to the pipe and exit. It waits
- * for the launcher's counters first (gofd closed on the other end). */
+ * for the launcher's counters first (gofd closed on the other end). Its
+ * environment was set before the fork: what it does before its exec
+ * (page faults on the launcher's pages) is not the command's, and the
+ * command's own getrusage counts it. */
 static _Noreturn void child(const struct launch *l, int errfd, int gofd)
 {
 	int err;
@@ -76,7 +105,6 @@ static _Noreturn void child(const struct launch *l, int errfd, int gofd)
 	while (read(gofd, &c, 1) < 0 && errno == EINTR)
 		;
 	close(gofd);
-	set_env(l);
 	execvp(l->argv[0], l->argv);
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) != sizeof(err))
@@ -142,19 +170,28 @@ int launch_command(const struct launch *l, int *signo, int *ran)
 	int fds[2], go[2], err = 0;
 	struct launch_count count;
 	struct rusage ru;
+	char *saved[NENV];
 	pid_t pid;
 	ssize_t n;
 
 	*signo = 0;
 	*ran = 0;
 	fflush(NULL);
-	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0) {
 		fprintf(stderr, LAUNCHER ": cannot start %s: %s\n", l->argv[0], strerror(errno));
 		return 126;
 	}
+	save_env(saved);
+	set_env(l);
+	pid = fork();
 	if (pid == 0) {
 		close(go[1]);
 		child(l, fds[1], go[0]);
+	}
+	restore_env(saved);
+	if (pid < 0) {
+		fprintf(stderr, LAUNCHER ": cannot start %s: %s\n", l->argv[0], strerror(errno));
+		return 126;
 	}
 	close(fds[1]);
 	close(go[0]);

@@ -38,3 +38,10 @@ EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
 EXTRA_SUITES += validate=sh+tests/validate/run.sh
 # derived metrics and repeated runs, reader and launcher (tests/metrics/run.sh)
 EXTRA_SUITES += metrics=sh+tests/metrics/run.sh
+
+# totals that survive every ending and count from exec (tests/totals/run.sh)
+$(B)/tests/totals/work: tests/totals/work.c include/pmcshim.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_FLAGS) -o $@ $< -ldl
+TEST_BINS += $(B)/tests/totals/work
+EXTRA_SUITES += totals=sh+tests/totals/run.sh

@@ -790,6 +790,8 @@ static const char *tval_status(const struct tval *v)
 		return tval_missing(v);
 	if (v->lack || v->absent)
 		return "partial";
+	if (v->last)
+		return "last update";
 	return v->mux ? "multiplexed" : "counted";
 }
 
