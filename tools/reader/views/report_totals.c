@@ -202,7 +202,7 @@ static void run_wall(const struct model *m, struct ptotal *p)
 
 		if (!r->has_end)
 			return;
-		p->before_wall_ns = sat_add(p->before_wall_ns, w);
+		p->before_wall_ns = sat_add(p->before_wall_ns, w);	/* (not shown: overlaps) */
 		lo = from < lo ? from : lo;
 		hi = r->end_ns > hi ? r->end_ns : hi;
 	}
@@ -571,9 +571,11 @@ static void source_notes(FILE *out, const struct model *m, const struct ptotal *
 		if (p->faults_have && shim_faults(m, p))
 			fprintf(out, "%s page faults %" PRIu64 " (getrusage)",
 				p->before_have ? "," : "", p->before_faults);
-		if (!p->job_cpu && p->before_wall_ns)
+		if (!p->job_cpu && p->before_wall_ns && m->nfiles == 1)
 			fprintf(out, ", wall %.2f msec (the process's start)",
 				(double)p->before_wall_ns / 1e6);
+		else if (!p->job_cpu && p->before_wall_ns)
+			fprintf(out, ", wall from the first process's start");
 		fputc('\n', out);
 	}
 	names_from(names, sizeof(names), m, p, false, false);
@@ -750,8 +752,8 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## totals per process%s\n", rest.nreports ? ", the heaviest by CPU time "
-		"(--by-process: all)" : "");
+	fprintf(out, "\n## totals per process%s (each by the shim in its threads, from its exec)\n",
+		rest.nreports ? ", the heaviest by CPU time (--by-process: all)" : "");
 	tbl_print(&t, out);
 	if (mux)
 		fprintf(out, "* multiplexed: counted part of the time; shown is the scaled "
