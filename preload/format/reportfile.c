@@ -142,11 +142,17 @@ int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
 
 int rf_job_read(const char *path, struct rf_job *out, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (not blocking on a FIFO: not a regular file, rf_map says so) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return 0;	/* rf_open says why */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	n = read(fd, out, sizeof(*out));
 	close(fd);
