@@ -584,6 +584,28 @@ static void source_notes(FILE *out, const struct model *m, const struct ptotal *
 			"is not in them)\n", names);
 }
 
+/* task-clock stops when a thread is switched out and starts again once
+ * it is back in; the CPU clock also counts the kernel's work between (a
+ * few us a switch on a VM). A program that yields thousands of times (an
+ * MPI rank's progress loop) shows CPU above task-clock by that much. */
+static void cpu_gap_note(FILE *out, const struct model *m, const struct ptotal *p)
+{
+	int tc = find_event(m, p, "task-clock"), cs = find_event(m, p, "context-switches");
+	uint64_t t, c = p->cpu_ns;
+
+	if (tc < 0 || !p->cpu_have || p->cpu_lack || (t = p->ev[tc].value) >= c ||
+	    (c - t) * 100 < c)	/* within 1% */
+		return;
+	fprintf(out, "CPU is %.2f msec above task-clock: the CPU clock also counts the kernel "
+		"switching the threads out and in, task-clock not", (double)(c - t) / 1e6);
+	if (cs < 0)
+		cs = find_event(m, p, "cs");
+	if (cs >= 0 && p->ev[cs].value)
+		fprintf(out, " (%.1f us for each of the %" PRIu64 " context switches)",
+			(double)(c - t) / 1e3 / (double)p->ev[cs].value, p->ev[cs].value);
+	fputc('\n', out);
+}
+
 static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 {
 	struct marks mk = { 0 };
@@ -600,11 +622,13 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 		fprintf(out, "%18.9f seconds wall%s\n", (double)p->wall_ns / 1e9,
 			m->nfiles > 1 ? " (first start to last end)" : "");
 	if (p->cpu_have)
-		fprintf(out, "%18.9f seconds CPU (the threads' user + system time%s)\n",
-			(double)p->cpu_ns / 1e9, p->cpu_lack ? "; some threads unknown" : "");
+		fprintf(out, "%18.9f seconds CPU (%s user + system time%s)\n",
+			(double)p->cpu_ns / 1e9, p->job_cpu ? "the command's" : "the threads'",
+			p->cpu_lack ? "; some threads unknown" : "");
 	if (p->cpu_have && p->has_wall && p->wall_ns)
 		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
 			(double)p->cpu_ns / (double)p->wall_ns);
+	cpu_gap_note(out, m, p);
 	source_notes(out, m, p);
 	if (mk.last)
 		fprintf(out, "~ killed: some threads' totals are as of the last count they "
