@@ -74,6 +74,19 @@ else
 	result launcher_sigterm_keeps_totals fail "the program ended before it was ready" "$(cat "$d/err")"
 fi
 
+# a launcher's totals file cut short: one line naming it, exit status 2
+t=$(ls "$d/run/.totals."* 2>/dev/null | head -1)
+if [ -n "$t" ]; then
+	head -c 100 "$t" >"$d/cut"
+	"$R" --totals "$d/cut" "$d/run/"*.pmc >"$d/cutout" 2>&1
+	crc=$?
+	if [ $crc = 2 ] && grep -q "cut: a launcher's totals file, but damaged" "$d/cutout"; then
+		result damaged_totals_file_refused ok
+	else
+		result damaged_totals_file_refused fail "exit $crc" "$(head -3 "$d/cutout")"
+	fi
+fi
+
 # --- a process under a hand-set LD_PRELOAD killed by SIGKILL ----------------
 d=$tmp/kill
 mkdir -p "$d/run"
