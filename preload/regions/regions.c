@@ -251,8 +251,9 @@ void regions_publish_into(struct region_state *rs, struct rf_thread *rec)
 	rs->publish_to = rec;
 }
 
-__attribute__((noinline)) void regions_publish(struct region_state *rs, const uint64_t *now)
+__attribute__((noinline)) void regions_publish(struct region_state *rs)
 {
+	const uint64_t *now = rs->live_now;
 	struct rf_thread *r = rs->publish_to;
 	uint32_t seq;
 

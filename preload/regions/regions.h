@@ -101,6 +101,7 @@ struct region_state {
 	 * and the wall tick they last went there. */
 	struct rf_thread *publish_to;
 	uint64_t published_at;
+	uint64_t live_now[VALUES_MAX];	/* what regions_publish publishes */
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has
@@ -113,10 +114,10 @@ void regions_attach(struct region_state *rs);
 /* The thread's record, where the ends of its outermost regions publish
  * its running counts (rf_thread.live), so that they outlive a kill. */
 void regions_publish_into(struct region_state *rs, struct rf_thread *rec);
-/* Publish now (the values a marker read: wall ticks, then the open
- * events). Off the warm path: close_top calls it at most about every
- * RF_LIVE_TICKS ticks. */
-void regions_publish(struct region_state *rs, const uint64_t *now);
+/* Publish rs->live_now (the values a marker read: wall ticks, then the
+ * open events). Off the warm path: close_top calls it at most about
+ * every RF_LIVE_TICKS ticks. */
+void regions_publish(struct region_state *rs);
 
 /* Markers that are whole entry points: called by the application through
  * the api table, they find the thread (regions_attach) and take the
