@@ -7,6 +7,7 @@
 #define MIN_CALIBRATION_NS 2000000u	/* 2 ms: ~1e-5 error from the clock reads */
 
 static uint64_t start_ticks, start_mono, start_real;
+static uint64_t start_boot, start_cpu;
 static double ticks_per_ns = 1.0;
 
 static uint64_t ns_of(clockid_t id)
@@ -55,6 +56,23 @@ void clock_start(void)
 	start_real = clock_real_ns_sys();
 	start_mono = clock_mono_ns_sys();
 	start_ticks = arch_ticks();
+	start_boot = ns_of_sys(CLOCK_BOOTTIME);
+	start_cpu = ns_of_sys(CLOCK_THREAD_CPUTIME_ID);
+}
+
+uint64_t clock_start_before_ns(uint64_t proc_start)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t tick, began, since = 0;
+
+	if (proc_start && hz > 0) {
+		tick = 1000000000u / (uint64_t)hz;
+		/* the kernel rounds the start down to a tick: it began in
+		 * [began, began + tick) */
+		began = proc_start * tick + tick;
+		since = start_boot > began ? start_boot - began : 0;
+	}
+	return since > start_cpu ? since : start_cpu;
 }
 
 uint64_t clock_start_real_ns(void)

@@ -27,5 +27,10 @@ uint64_t clock_thread_cpu_ns(void);
 uint64_t clock_start_real_ns(void);
 uint64_t clock_start_mono_ns(void);
 uint64_t clock_start_ticks(void);
+/* How long the process ran before clock_start, at least: the calling
+ * thread's CPU time then (one thread ran before the shim), or the time
+ * since proc_start (field 22 of /proc/self/stat, clock ticks since boot;
+ * 0: unknown) less the tick it is rounded to, whichever is more. */
+uint64_t clock_start_before_ns(uint64_t proc_start);
 
 #endif

@@ -24,6 +24,8 @@ _Static_assert(sizeof(struct rf_event) % 8 == 0, "event alignment");
 _Static_assert(offsetof(struct rf_event, mode_note) == RF_EVENT_SIZE_V0, "event v0 size");
 _Static_assert(offsetof(struct rf_thread, begin_cpu_ns) == RF_THREAD_SIZE_V0, "thread v0 size");
 _Static_assert(offsetof(struct rf_thread, calib_fn_calls) == RF_THREAD_SIZE_V1, "thread v1 size");
+_Static_assert(offsetof(struct rf_thread, begin_faults) == RF_THREAD_SIZE_V2, "thread v2 size");
+_Static_assert(offsetof(struct rf_thread, live_seq) == RF_THREAD_SIZE_V3, "thread v3 size");
 _Static_assert(sizeof(struct rf_error) % 8 == 0, "error alignment");
 
 static int fail(char *why, size_t len, const char *fmt, const char *arg)
@@ -137,6 +139,37 @@ int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen)
 	madvise((void *)p, (size_t)(f->tail < f->size ? f->tail : f->size), MADV_POPULATE_READ);
 #endif
 	return 0;
+}
+
+int rf_job_read(const char *path, struct rf_job *out, char *why, size_t whylen)
+{
+	/* (not blocking on a FIFO: not a regular file, rf_map says so) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;	/* rf_open says why */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	n = read(fd, out, sizeof(*out));
+	close(fd);
+	if (n < 8 || memcmp(out->magic, RF_JOB_MAGIC, 8) != 0)
+		return 0;
+	if (out->version != RF_JOB_VERSION || out->size != sizeof(*out) ||
+	    n != (ssize_t)sizeof(*out) || out->nevents > RF_EVENTS_MAX)
+		return fail(why, whylen, "a launcher's totals file%s, but damaged or of "
+			    "another version", "");
+	out->host[sizeof(out->host) - 1] = '\0';
+	out->command[sizeof(out->command) - 1] = '\0';
+	for (uint32_t e = 0; e < out->nevents; e++) {
+		out->ev[e].name[sizeof(out->ev[e].name) - 1] = '\0';
+		out->ev[e].reason[sizeof(out->ev[e].reason) - 1] = '\0';
+	}
+	return 1;
 }
 
 void rf_close(struct rf_file *f)

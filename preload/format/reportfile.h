@@ -109,6 +109,13 @@ struct rf_header {
 	uint64_t cut_lost;		/* bytes of records lost, all cuts together */
 	uint32_t cuts;			/* how many times it was cut */
 	uint32_t cut_pad;
+	/* The process ran this long before start_mono_ns (its exec, the
+	 * loader, constructors before the shim's): at least the main thread's
+	 * CPU time then, and at least the time since its start (field 22 of
+	 * /proc/self/stat, clock ticks) less one tick. So the wall time counts
+	 * from the same point as the CPU time and the totals. 0: unknown (a
+	 * shim before it), or a fork child (it starts at the fork). */
+	uint64_t before_wall_ns;
 };
 
 enum rf_mpi_state {
@@ -218,10 +225,34 @@ struct rf_thread {
 	 * at the first function met, or before the record is published. */
 	uint64_t calib_fn_calls;
 	uint64_t calib_fn_in[RF_EVENTS_MAX + 1], calib_fn_child[RF_EVENTS_MAX + 1];
+	/* Records of RF_THREAD_SIZE_V2 bytes end here. The thread's page
+	 * faults (minor + major, getrusage RUSAGE_THREAD: since the task began,
+	 * for a main thread across exec) just before its counters opened,
+	 * and when its totals were stored (at its end; UINT64_MAX for a
+	 * thread snapshot by another). The reader adds what came before the
+	 * counters to the page-fault totals, as perf stat counts from exec.
+	 * UINT64_MAX: unknown. */
+	uint64_t begin_faults, end_faults;
+	/* Records of RF_THREAD_SIZE_V3 bytes end here. The thread's running
+	 * counts, published as it goes (at the end of an outermost region,
+	 * at most about every RF_LIVE_TICKS ticks), so that a process killed
+	 * outright still tells its threads' totals as of then: live[k] is
+	 * the k-th open event's count since its counters opened (by position
+	 * among open events, as in the sites; the shim's calibration not
+	 * taken out), at wall tick live_ticks. live_seq: 0 never published,
+	 * odd while the thread writes (release/acquire). */
+	uint32_t live_seq;
+	uint32_t live_pad;
+	uint64_t live_ticks;
+	uint64_t live[RF_EVENTS_MAX];
 };
+
+#define RF_LIVE_TICKS (UINT64_C(1) << 20)
 
 #define RF_THREAD_SIZE_V0 496		/* rf_thread without begin_cpu_ns, setup_cpu_ns */
 #define RF_THREAD_SIZE_V1 512		/* rf_thread without calib_fn_* */
+#define RF_THREAD_SIZE_V2 664		/* rf_thread without begin_faults, end_faults */
+#define RF_THREAD_SIZE_V3 680		/* rf_thread without live_* */
 
 struct rf_name {
 	struct rf_record r;
@@ -529,6 +560,51 @@ static inline void rf_site_write_end(struct rf_site *s, uint32_t seq)
 	__atomic_store_n(&s->seq, seq + 1, __ATOMIC_RELEASE);
 }
 
+/* --- the launcher's totals ------------------------------------------ */
+
+/* What the launcher (tools/launcher) counted for the whole command, as
+ * perf stat does: one counter per event opened on the command's process
+ * before its exec (inherit: every thread and child process it starts,
+ * enable_on_exec: from the exec), read after the command ended, however it
+ * ended. Written once, whole, into the run directory (".totals.PID", PID
+ * the launcher's), next to the processes' reports; the reader takes it
+ * among its files by its magic. */
+#define RF_JOB_MAGIC "PMCSJOB"		/* 8 bytes with its NUL */
+#define RF_JOB_VERSION 1
+
+enum rf_job_status {
+	RF_JOB_UNAVAILABLE = 0,		/* could not open: see reason */
+	RF_JOB_COUNTED = 1,
+};
+
+struct rf_job_event {
+	char name[48];			/* as in the command's -e list */
+	uint32_t status;		/* enum rf_job_status */
+	uint32_t pad;
+	uint64_t value, enabled, running;	/* ns enabled and on a counter */
+	char reason[64];
+};
+
+struct rf_job {
+	char magic[8];			/* RF_JOB_MAGIC */
+	uint32_t version;		/* RF_JOB_VERSION */
+	uint32_t size;			/* sizeof(struct rf_job) as written */
+	uint64_t pid;			/* the command's process */
+	uint64_t launcher_pid;
+	int32_t rank;			/* in an MPI job, else -1 */
+	int32_t exit_code;		/* exit status, or 128 + signal */
+	int32_t signo;			/* the signal that ended it, or 0 */
+	uint32_t nevents;
+	/* From the release to exec to the end (the wait's return). */
+	uint64_t start_real_ns, end_real_ns, wall_ns;
+	/* The wait's rusage: the command and the children it waited for. */
+	uint64_t cpu_ns;		/* user + system */
+	uint64_t faults;		/* minor + major */
+	char host[64];
+	char command[256];		/* argv[0] */
+	struct rf_job_event ev[RF_EVENTS_MAX];
+};
+
 /* --- reading (tools/, the shim's tests) ------------------------------ */
 
 /* A file opened for reading: mapped read-only, checked. */
@@ -539,6 +615,11 @@ struct rf_file {
 	const struct rf_header *h;
 	int mapped;			/* rf_open mapped it: rf_close unmaps */
 };
+
+/* Reads a launcher's totals file (struct rf_job) whole and checks it. 1:
+ * read; 0: not such a file (another magic); -1: such a file, damaged,
+ * with a one-line reason. */
+int rf_job_read(const char *path, struct rf_job *out, char *why, size_t whylen);
 
 /* Maps path and checks its header. 0, or -1 with a one-line reason. */
 int rf_open(const char *path, struct rf_file *f, char *why, size_t whylen);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,11 +143,24 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->cpu_ns = UINT64_MAX;
 	r->setup_cpu_ns = t->start_cpu;
 	r->begin_cpu_ns = r->is_main && main_begin_cpu ? main_begin_cpu : t->start_cpu;
+	r->begin_faults = t->begin_faults;
+	r->end_faults = UINT64_MAX;
 	r->state = RF_T_RUNNING;
 	mapfile_publish(r);
 	store_calibration(r);	/* after the publish (see there) */
 	store_fn_calibration(r);
 	return r;
+}
+
+/* The calling thread's page faults since it began (minor + major), or
+ * UINT64_MAX. */
+static uint64_t thread_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return UINT64_MAX;
+	return (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
 }
 
 /* Called with the guard held. */
@@ -161,6 +175,7 @@ static struct thread_state *setup(int lazy, int first)
 		return NULL;
 	t->own = own;
 	t->tid = gettid();
+	t->begin_faults = thread_faults();	/* what its counters will not see */
 	counters_open(&t->ctr, &config->events, status, first);
 	t->start_cpu = clock_thread_cpu_ns();
 	t->rec = thread_record(t, lazy);
@@ -173,6 +188,7 @@ static struct thread_state *setup(int lazy, int first)
 	regions_init(&t->rs, &t->ctr, 1 + t->ctr.nopen, config->stack_depth, t->rec->index);
 	regions_serialize(&t->rs, config->serialize);
 	regions_coverage(&t->rs, t->ctr.multiplexed);
+	regions_publish_into(&t->rs, t->rec);
 	pthread_setspecific(key, t);
 	register_thread(t);
 	threads_tls = t;
@@ -243,6 +259,7 @@ static void store_totals(struct thread_state *t, int self, uint32_t state)
 	r->end_mono_ns = r->is_main ? clock_mono_ns_sys() : clock_mono_ns();
 	r->cpu_ns = cpu == UINT64_MAX || cpu < t->start_cpu + t->shim_cpu ? UINT64_MAX :
 		    cpu - t->start_cpu - t->shim_cpu;
+	r->end_faults = self ? thread_faults() : UINT64_MAX;
 	store_counts(t);
 	if (!t->named && self)
 		prctl(PR_GET_NAME, r->name, 0, 0, 0);
@@ -476,6 +493,8 @@ static void reset_own_record(struct thread_state *t)
 	r->start_mono_ns = clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
 	r->begin_cpu_ns = r->setup_cpu_ns = t->start_cpu;	/* the child began at the fork */
+	r->begin_faults = t->begin_faults;
+	r->end_faults = UINT64_MAX;
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 }
@@ -498,6 +517,7 @@ int threads_after_fork_child(void)
 	if (!t)
 		return 0;
 	before = t->ctr.nopen;
+	t->begin_faults = thread_faults();	/* the child's own, since the fork */
 	counters_close(&t->ctr);
 	counters_open(&t->ctr, &config->events, status, 0);
 	/* Sites keep one value per event open before the fork. */
@@ -509,6 +529,7 @@ int threads_after_fork_child(void)
 	memset(t->shim_counts, 0, sizeof(t->shim_counts));
 	reset_own_record(t);
 	regions_after_fork(&t->rs, &t->ctr);
+	regions_publish_into(&t->rs, t->rec);
 	t->next = NULL;
 	registry = t;
 	if (guard_enter()) {

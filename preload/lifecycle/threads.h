@@ -19,6 +19,7 @@ struct thread_state {
 	struct arena own;		/* the memory of this struct */
 	pid_t tid;
 	uint64_t start_cpu;
+	uint64_t begin_faults;		/* its page faults as its counters opened */
 	/* The shim's own work the thread's totals counted (the calibration,
 	 * on the thread that names the first region), taken out of them at
 	 * the end: CPU ns and each event. */

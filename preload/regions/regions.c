@@ -323,6 +323,29 @@ void regions_attach(struct region_state *rs)
 		shim_tls.hot = rs;
 }
 
+void regions_publish_into(struct region_state *rs, struct rf_thread *rec)
+{
+	rs->publish_to = rec;
+}
+
+__attribute__((noinline)) void regions_publish(struct region_state *rs)
+{
+	const uint64_t *now = rs->live_now;
+	struct rf_thread *r = rs->publish_to;
+	uint32_t seq;
+
+	rs->published_at = now[0];
+	if (!r)
+		return;
+	seq = r->live_seq + 1;
+	__atomic_store_n(&r->live_seq, seq, __ATOMIC_RELAXED);
+	rf_fence(__ATOMIC_RELEASE);
+	for (int i = 1; i < rs->nv && i <= RF_EVENTS_MAX; i++)
+		store(&r->live[i - 1], now[i]);
+	store(&r->live_ticks, now[0]);
+	__atomic_store_n(&r->live_seq, seq + 1, __ATOMIC_RELEASE);
+}
+
 const struct regions_entry *regions_entry(const struct region_state *rs)
 {
 	int wide = counters_wide(rs->counters);

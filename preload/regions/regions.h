@@ -118,6 +118,11 @@ struct region_state {
 	uint64_t forked_at;
 	struct fn_key *keys;		/* beside frames (NULL: no memory) */
 	uint32_t keys_cap;
+	/* Where the running counts go (rf_thread.live: regions_publish),
+	 * and the wall tick they last went there. */
+	struct rf_thread *publish_to;
+	uint64_t published_at;
+	uint64_t live_now[VALUES_MAX];	/* what regions_publish publishes */
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has
@@ -127,6 +132,13 @@ void regions_init(struct region_state *rs, struct counters *c, int nvalues, int 
 		  uint32_t thread);
 /* The calling thread's region state, for the entries (NULL: none). */
 void regions_attach(struct region_state *rs);
+/* The thread's record, where the ends of its outermost regions publish
+ * its running counts (rf_thread.live), so that they outlive a kill. */
+void regions_publish_into(struct region_state *rs, struct rf_thread *rec);
+/* Publish rs->live_now (the values a marker read: wall ticks, then the
+ * open events). Off the warm path: close_top calls it at most about
+ * every RF_LIVE_TICKS ticks. */
+void regions_publish(struct region_state *rs);
 
 /* Markers that are whole entry points: called by the application through
  * the api table, they find the thread (regions_attach) and take the

@@ -97,6 +97,15 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	uint32_t open = --rs->top->slot->open;
 
 	charge_top(rs, now, times, nv, open == 0 ? UINT64_MAX : 0);
+	/* An outermost region ended a while after the last publish. The
+	 * values are copied here, not passed: a pointer to now would keep it
+	 * in memory on every end. */
+	if (unlikely(rs->top == rs->frames) && now[0] - rs->published_at >= RF_LIVE_TICKS) {
+#pragma GCC unroll 9
+		for (int i = 0; i < nv && i < VALUES_MAX; i++)
+			rs->live_now[i] = now[i];
+		regions_publish(rs);
+	}
 }
 
 /* A begin dropped: too deep, or no memory (its end is dropped too). */

@@ -766,6 +766,7 @@ static void set_identity(struct rf_header *h)
 	h->start_real_ns = clock_start_real_ns();
 	h->start_mono_ns = clock_start_mono_ns();
 	h->start_ticks = clock_start_ticks();
+	h->before_wall_ns = clock_start_before_ns(h->proc_start);
 }
 
 static void fill_header(const struct mapfile_process *p)

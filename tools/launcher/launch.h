@@ -5,6 +5,11 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "format/reportfile.h"
 
 #define LAUNCHER "pmcshim"
 
@@ -124,5 +129,22 @@ int launch_run_reader(const struct launch *l, char *const *args, int nargs,
 /* Leave with the command's status: re-raising its signal when it died
  * of one. */
 _Noreturn void launch_exit(const struct launch *l, int status, int signo);
+
+/* launch_count.c: the whole command counted as perf stat counts it
+ * (inherited counters from its exec), written into the run directory as
+ * LAUNCH_TOTALS.PID (struct rf_job) once it has been waited for. */
+#define LAUNCH_TOTALS ".totals."
+struct launch_count {
+	int fd[RF_EVENTS_MAX];
+	uint64_t start_mono;
+	struct rf_job job;
+};
+/* On the forked command, before it may exec. */
+void launch_count_open(struct launch_count *c, const struct launch *l, pid_t pid);
+/* It is let go to exec now. */
+void launch_count_started(struct launch_count *c);
+/* It was waited for: status as launch_command returns it, signo, rusage. */
+void launch_count_end(struct launch_count *c, const struct launch *l, int status, int signo,
+		      const struct rusage *ru);
 
 #endif

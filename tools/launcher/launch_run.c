@@ -44,13 +44,14 @@ static void set_preload(const char *shim)
 		return;
 	}
 	if (asprintf(&both, "%s:%s", old, shim) < 0)
-		_exit(126);
+		return;	/* (no memory: the shim not preloaded) */
 	setenv("LD_PRELOAD", both, 1);
 	free(both);
 }
 
-/* In the child: the environment every process of the run inherits. The
- * notices are the launcher's to print, once for the whole run. */
+/* The environment every process of the run inherits (set for the fork,
+ * then put back). The notices are the launcher's to print, once for the
+ * whole run. */
 static void set_env(const struct launch *l)
 {
 	char out[PATH_MAX + 32];
@@ -67,14 +68,46 @@ static void set_env(const struct launch *l)
 		setenv("PMCSHIM_SAMPLE", l->sample, 1);
 }
 
-/* Never returns: exec, or write errno to the pipe and exit. */
-static _Noreturn void child(const struct launch *l, int errfd)
+/* The variables set_env sets, as the launcher had them. */
+static const char *const env_names[] = { "LD_PRELOAD", "PMCSHIM_OUTPUT", "PMCSHIM_QUIET",
+					 "PMCSHIM_EVENTS", "PMCSHIM_STACK_DEPTH" };
+#define NENV (sizeof(env_names) / sizeof(env_names[0]))
+
+static void save_env(char **saved)
+{
+	for (size_t i = 0; i < NENV; i++) {
+		const char *v = getenv(env_names[i]);
+
+		saved[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void restore_env(char **saved)
+{
+	for (size_t i = 0; i < NENV; i++) {
+		if (saved[i])
+			setenv(env_names[i], saved[i], 1);
+		else
+			unsetenv(env_names[i]);
+		free(saved[i]);
+	}
+}
+
+/* Never returns: exec, or write errno to the pipe and exit. It waits
+ * for the launcher's counters first (gofd closed on the other end). Its
+ * environment was set before the fork: what it does before its exec
+ * (page faults on the launcher's pages) is not the command's, and the
+ * command's own getrusage counts it. */
+static _Noreturn void child(const struct launch *l, int errfd, int gofd)
 {
 	int err;
+	char c;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
-	set_env(l);
+	while (read(gofd, &c, 1) < 0 && errno == EINTR)
+		;
+	close(gofd);
 	execvp(l->argv[0], l->argv);
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) != sizeof(err))
@@ -93,15 +126,23 @@ static int exec_failed(const char *cmd, int err)
 	return 126;
 }
 
-static int wait_for(pid_t pid, int *signo)
+static int wait_rusage(pid_t pid, int *signo, struct rusage *ru)
 {
 	int st;
 
-	while (waitpid(pid, &st, 0) < 0)
+	memset(ru, 0, sizeof(*ru));
+	while (wait4(pid, &st, 0, ru) < 0)
 		if (errno != EINTR)
 			return 127;
 	*signo = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	return *signo ? 128 + *signo : WEXITSTATUS(st);
+}
+
+static int wait_for(pid_t pid, int *signo)
+{
+	struct rusage ru;
+
+	return wait_rusage(pid, signo, &ru);
 }
 
 static volatile sig_atomic_t child_pid;
@@ -129,20 +170,37 @@ static void forward_signals(pid_t pid)
 
 int launch_command(const struct launch *l, int *signo, int *ran)
 {
-	int fds[2], err = 0;
+	int fds[2], go[2], err = 0;
+	struct launch_count count;
+	struct rusage ru;
+	char *saved[NENV];
 	pid_t pid;
 	ssize_t n;
 
 	*signo = 0;
 	*ran = 0;
 	fflush(NULL);
-	if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+	if (pipe2(fds, O_CLOEXEC) != 0 || pipe2(go, O_CLOEXEC) != 0) {
 		fprintf(stderr, LAUNCHER ": cannot start %s: %s\n", l->argv[0], strerror(errno));
 		return 126;
 	}
-	if (pid == 0)
-		child(l, fds[1]);
+	save_env(saved);
+	set_env(l);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		child(l, fds[1], go[0]);
+	}
+	restore_env(saved);
+	if (pid < 0) {
+		fprintf(stderr, LAUNCHER ": cannot start %s: %s\n", l->argv[0], strerror(errno));
+		return 126;
+	}
 	close(fds[1]);
+	close(go[0]);
+	launch_count_open(&count, l, pid);
+	launch_count_started(&count);
+	close(go[1]);	/* it may exec now */
 	/* Like a shell: ^C and ^\ are for the command; the launcher lives on
 	 * to print the table. */
 	signal(SIGINT, SIG_IGN);
@@ -151,10 +209,15 @@ int launch_command(const struct launch *l, int *signo, int *ran)
 	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
 		;
 	close(fds[0]);
-	int status = wait_for(pid, signo);
-	if (n == sizeof(err))
+	int status = wait_rusage(pid, signo, &ru);
+	if (n == sizeof(err)) {
+		for (uint32_t i = 0; i < count.job.nevents; i++)
+			if (count.fd[i] >= 0)
+				close(count.fd[i]);
 		return exec_failed(l->argv[0], err);
+	}
 	*ran = 1;
+	launch_count_end(&count, l, status, *signo, &ru);
 	return status;
 }
 
@@ -199,6 +262,33 @@ out:
 	return rc;
 }
 
+static int totals_file(const struct dirent *e)
+{
+	return (e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
+	       !strncmp(e->d_name, LAUNCH_TOTALS, strlen(LAUNCH_TOTALS));
+}
+
+/* The reader's table of the reports, with the launchers' totals files
+ * (launch_count.c) among them: rc of the reader. */
+static int show_with_totals(const struct launch *l, struct dirent **files, int n)
+{
+	struct dirent **tot = NULL;
+	int k = scandir(l->dir, &tot, totals_file, alphasort), na = 0, rc;
+	char **args = calloc((size_t)(k > 0 ? k : 0) + 1, sizeof(*args));
+
+	for (int i = 0; i < k && args; i++)
+		if (asprintf(&args[na], "%s/%s", l->dir, tot[i]->d_name) >= 0)
+			na++;
+	rc = launch_run_reader(l, args, na, files, n);
+	for (int i = 0; i < na; i++)
+		free(args[i]);
+	for (int i = 0; i < k; i++)
+		free(tot[i]);
+	free(tot);
+	free(args);
+	return rc;
+}
+
 void launch_show_reports(const struct launch *l)
 {
 	struct dirent **files = NULL;
@@ -210,7 +300,7 @@ void launch_show_reports(const struct launch *l)
 		fprintf(stderr, LAUNCHER ": no report in %s: %s\n", l->dir,
 			launch_why_no_report(l, why, sizeof(why)));
 	} else {
-		int rc = launch_run_reader(l, NULL, 0, files, n);
+		int rc = show_with_totals(l, files, n);
 		if (rc != 0)
 			fprintf(stderr, LAUNCHER ": %s exited with status %d\n", l->reader, rc);
 		else if (!l->quiet)

@@ -6,7 +6,7 @@
 #   make test            also runs tests/launcher/run.sh and tests/validate/run.sh
 
 LAUNCH_SRC := tools/launcher/pmcshim.c tools/launcher/launch_paths.c tools/launcher/launch_run.c tools/launcher/launch_events.c \
-	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/launcher/launch_why.c tools/common/metrics_def.c tools/common/badopt.c
+	tools/launcher/launch_job.c tools/launcher/launch_metrics.c tools/launcher/launch_why.c tools/launcher/launch_count.c tools/common/metrics_def.c tools/common/badopt.c
 LAUNCH_SRC += tools/launcher/launch_check.c tools/launcher/launch_system.c tools/launcher/launch_sysfile.c \
 	tools/launcher/launch_sysproc.c
 LAUNCH_OBJ := $(LAUNCH_SRC:tools/%.c=$(B)/launcher/%.o)
@@ -40,3 +40,10 @@ EXTRA_SUITES += launcher=sh+tests/launcher/run.sh
 EXTRA_SUITES += validate=sh+tests/validate/run.sh
 # derived metrics and repeated runs, reader and launcher (tests/metrics/run.sh)
 EXTRA_SUITES += metrics=sh+tests/metrics/run.sh
+
+# totals that survive every ending and count from exec (tests/totals/run.sh)
+$(B)/tests/totals/work: tests/totals/work.c include/pmcshim.h
+	@mkdir -p $(@D)
+	$(CC) $(APP_FLAGS) -o $@ $< -ldl
+TEST_BINS += $(B)/tests/totals/work
+EXTRA_SUITES += totals=sh+tests/totals/run.sh

@@ -404,6 +404,10 @@ static bool profile_empty(const struct model *m)
 	return true;
 }
 
+/* The launchers' totals files among the arguments (runs_take_jobs). */
+static struct rf_job *jobs;
+static size_t njobs;
+
 static int summarize(struct report **files, size_t n, const struct opts *o)
 {
 	char why[512];
@@ -413,6 +417,7 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
 	}
+	m->jobs = jobs, m->njobs = njobs;
 	if (o->format != F_JSON) /* the export is per file, not aggregated */
 		model_tables(m);
 	if (collapse)
@@ -545,6 +550,13 @@ int main(int argc, char **argv)
 		rc = read_system(in.path, in.n, &o);
 		goto out;
 	}
+	if (runs_take_jobs(&in, &jobs, &njobs) != 0)
+		goto out;
+	if (!in.n) {
+		fputs(PROG ": no report file given, only a launcher's totals (the reports are "
+		      "the files next to it)\n", stderr);
+		goto out;
+	}
 	if (o.watch > 0) {
 		if (is_diff || in.n != 1)
 			fprintf(stderr, PROG ": --watch: give one file (or a run directory holding "
@@ -568,6 +580,7 @@ int main(int argc, char **argv)
 	free(files);
 out:
 	runs_free(&in);
+	free(jobs);
 	if (o.has_re)
 		regfree(&o.re);
 	return rc;

@@ -151,6 +151,7 @@ static bool load_header(struct ld *L)
 		r->wall_ns = h->end_mono_ns - h->start_mono_ns, r->has_wall = true;
 	else if (r->live && mono_now() >= h->start_mono_ns)
 		r->wall_ns = mono_now() - h->start_mono_ns, r->has_wall = true;
+	r->before_wall_ns = r->forked ? 0 : h->before_wall_ns;
 	r->ticks_per_ns = rf_ticks_per_ns(h);
 	/* a damaged header can hold any double: no tick counter runs below
 	 * 1 kHz or above 1 THz */
@@ -502,6 +503,11 @@ static struct rep_total total_of(const struct rf_thread *t, const struct rep_thr
 
 	if (!o->slot[e])
 		return x;
+	if (!o->has_totals && o->has_live) {	/* killed: as of its last publish */
+		x.value = o->live[o->slot[e] - 1], x.has_value = true;
+		x.status = "last update";
+		return x;
+	}
 	if (!o->has_totals)
 		return (struct rep_total){ .status = "none" };
 	if (t->total_status == RF_TOTAL_LOST)
@@ -540,6 +546,23 @@ static const char *thread_state_name(uint32_t s)
 	       s == RF_T_SNAPSHOT ? "snapshot" : NULL;
 }
 
+/* The running counts a thread of a process that ended without a word
+ * published last (rf_thread.live), when whole. */
+static void live_totals(const struct rf_thread *t, struct rep_thread *o)
+{
+	uint32_t seq;
+
+	if (t->r.size < sizeof(*t))
+		return;
+	seq = __atomic_load_n(&t->live_seq, __ATOMIC_ACQUIRE);
+	if (!seq || seq & 1)	/* never published, or killed while publishing */
+		return;
+	memcpy(o->live, t->live, sizeof(o->live));
+	o->live_ticks = t->live_ticks;
+	rf_fence(__ATOMIC_ACQUIRE);
+	o->has_live = __atomic_load_n(&t->live_seq, __ATOMIC_RELAXED) == seq;
+}
+
 static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thread *o)
 {
 	struct report *r = L->r;
@@ -554,12 +577,19 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->setup = t->lazy ? "lazy" : "start";
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
+	if (state == RF_T_RUNNING && r->state == RF_RUNNING && !r->live && !r->unsure)
+		live_totals(t, o);
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
 	o->has_begin = t->r.size >= RF_THREAD_SIZE_V1 && t->begin_cpu_ns != UINT64_MAX &&
 		       t->setup_cpu_ns != UINT64_MAX && t->begin_cpu_ns <= t->setup_cpu_ns;
 	o->begin_cpu_ns = o->has_begin ? t->begin_cpu_ns : 0;
 	o->setup_cpu_ns = o->has_begin ? t->setup_cpu_ns : 0;
 	o->cpu_ns = o->has_cpu ? t->cpu_ns : 0;
+	o->has_faults = t->r.size >= sizeof(*t) && t->begin_faults != UINT64_MAX;
+	o->begin_faults = o->has_faults ? t->begin_faults : 0;
+	o->has_end_faults = o->has_faults && state != RF_T_RUNNING && t->end_faults != UINT64_MAX &&
+			    t->end_faults >= t->begin_faults;
+	o->end_faults = o->has_end_faults ? t->end_faults : 0;
 	if (state != RF_T_RUNNING && t->end_mono_ns >= t->start_mono_ns)
 		o->wall_ns = t->end_mono_ns - t->start_mono_ns, o->has_wall = true;
 	else if (state == RF_T_RUNNING && r->live && mono_now() >= t->start_mono_ns)

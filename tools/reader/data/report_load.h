@@ -27,7 +27,8 @@ struct rep_stat {
 struct rep_total {
 	uint64_t value, scaled, enabled, running;
 	bool has_value, has_scaled, has_times;
-	const char *status;	/* counted, multiplexed, not counted, unavailable, lost, none */
+	const char *status;	/* counted, multiplexed, not counted, unavailable, lost, none,
+				 * last update (a killed process's last published counts) */
 };
 
 struct rep_thread {
@@ -37,6 +38,15 @@ struct rep_thread {
 	/* rf_thread.begin_cpu_ns and setup_cpu_ns (not in older files) */
 	bool has_begin;
 	uint64_t begin_cpu_ns, setup_cpu_ns;
+	/* rf_thread.begin_faults and end_faults (not in older files);
+	 * has_end_faults: the thread stored its own at its end */
+	bool has_faults, has_end_faults;
+	uint64_t begin_faults, end_faults;
+	/* its process ended without a word: the running counts it published
+	 * last (rf_thread.live, by position among open events), at live_ticks;
+	 * its totals then say "last update" */
+	bool has_live;
+	uint64_t live[RF_EVENTS_MAX], live_ticks;
 	const char *name, *state, *setup, *lost_reason;
 	uint32_t nvalues;
 	/* slot[e]: where event e is in this thread's site values; 0 when the
@@ -105,6 +115,9 @@ struct report {
 	const char *state_text;		/* "running", "exited", "exec'd PATH", ... */
 	uint64_t pid, ppid, start_ns, end_ns, wall_ns;
 	bool has_ppid, has_end, has_wall, forked, full;
+	/* rf_header.before_wall_ns: how long it ran before the shim began
+	 * (0 when unknown, or a fork child); not in wall_ns */
+	uint64_t before_wall_ns;
 	/* A file shorter than its records say (its header's tail): cut short
 	 * on disk, or shrinking while read (shrank: from size_was bytes to
 	 * size_now). missing: bytes of records past what is there. */

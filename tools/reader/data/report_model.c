@@ -39,6 +39,16 @@ bool event_is_time(const char *name)
 	       (n == 9 && !strncmp(name, "cpu-clock", n));
 }
 
+bool event_is_faults(const char *name)
+{
+	size_t n = strcspn(name, ":");
+
+	/* counted in the kernel too (no modifier, or one with k): as getrusage */
+	if (!((n == 11 && !strncmp(name, "page-faults", n)) || (n == 6 && !strncmp(name, "faults", n))))
+		return false;
+	return !name[n] || strchr(name + n, 'k');
+}
+
 /* ---- names shared across files ------------------------------------------ */
 
 /* Names by index into their array: open addressing, each slot the name's

@@ -138,6 +138,10 @@ struct symbols;
 
 struct model {
 	const struct opts *o;
+	/* The launchers' totals files given among the reports (rf_job): the
+	 * whole command counted from exec, whatever ended it. */
+	size_t njobs;
+	const struct rf_job *jobs;
 	size_t nfiles;
 	struct report **files;
 	size_t nev;
@@ -231,5 +235,7 @@ void model_symbol_notes(struct model *m, void (*fn)(void *arg, const char *path,
 
 /* Software clock events count nanoseconds: shown as times. */
 bool event_is_time(const char *name);
+/* page-faults counted in kernel mode too, as getrusage counts them. */
+bool event_is_faults(const char *name);
 
 #endif

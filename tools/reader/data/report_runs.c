@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "format/reportfile.h"
 #include "report_util.h"
 
 /* Room for the arrays of a runs being built. */
@@ -22,10 +23,13 @@ static void add(struct runs *r, struct caps *cap, char *path, uint32_t part)
 	r->part[r->n++] = part;
 }
 
+/* A report, or the launcher's count of the whole run (.totals.PID). */
 static int is_report(const struct dirent *e)
 {
 	size_t n = strlen(e->d_name);
 
+	if (!strncmp(e->d_name, ".totals.", 8))
+		return 1;
 	return e->d_name[0] != '.' && n > 4 && !strcmp(e->d_name + n - 4, ".pmc");
 }
 
@@ -87,4 +91,33 @@ void runs_free(struct runs *r)
 		free(r->path[i]);
 	free(r->path), free(r->part);
 	memset(r, 0, sizeof(*r));
+}
+
+int runs_take_jobs(struct runs *r, struct rf_job **jobs, size_t *njobs)
+{
+	size_t kept = 0;
+	char why[200];
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct rf_job j;
+		int rc = rf_job_read(r->path[i], &j, why, sizeof(why));
+
+		if (rc < 0) {
+			for (char *c = why; *c; c++)	/* shown safely */
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = '?';
+			fprintf(stderr, PROG ": %s: %s\n", r->path[i], why);
+			return -1;
+		}
+		if (rc == 0) {
+			r->part[kept] = r->part[i];
+			r->path[kept++] = r->path[i];
+			continue;
+		}
+		free(r->path[i]);
+		*jobs = xrealloc(*jobs, (*njobs + 1) * sizeof(**jobs));
+		(*jobs)[(*njobs)++] = j;
+	}
+	r->n = kept;
+	return 0;
 }

@@ -1,6 +1,6 @@
 /* Run directories: wherever the reader takes a report file it takes a
  * directory of them too (the launcher's run directory), as its *.pmc files
- * in name order. Each argument is one part: diff compares two parts (two
+ * in name order, and the launcher's .totals.PID (its count of the run). Each argument is one part: diff compares two parts (two
  * runs), --repeat one part per run. */
 #ifndef PMCSHIM_REPORT_RUNS_H
 #define PMCSHIM_REPORT_RUNS_H
@@ -21,5 +21,11 @@ struct runs {
  * argument (a directory with no report in it, one that cannot be read). */
 int runs_expand(struct runs *r, char *const *args, size_t nargs);
 void runs_free(struct runs *r);
+
+/* The launchers' totals files (rf_job: DIR/.totals.PID) among r's files,
+ * taken out of them into *jobs (*njobs of them, the caller frees *jobs);
+ * 0, or -1 after one line naming a damaged one. */
+struct rf_job;
+int runs_take_jobs(struct runs *r, struct rf_job **jobs, size_t *njobs);
 
 #endif

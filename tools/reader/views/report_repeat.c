@@ -149,9 +149,21 @@ static struct report **load_run(struct repeat *rp, const char *path, bool raw, s
 	char *arg = (char *)path, why[600];
 	struct runs in;
 	struct report **r;
+	struct rf_job *jobs = NULL;
+	size_t njobs = 0;
 
 	if (runs_expand(&in, &arg, 1))
 		return NULL;
+	if (runs_take_jobs(&in, &jobs, &njobs) != 0) {	/* (a run's regions repeat) */
+		runs_free(&in);
+		return NULL;
+	}
+	free(jobs);
+	if (!in.n) {
+		fprintf(stderr, PROG ": --repeat: %s: no report, only a launcher's totals\n", path);
+		runs_free(&in);
+		return NULL;
+	}
 	r = xcalloc(in.n, sizeof(*r));
 	for (size_t i = 0; i < in.n; i++) {
 		if (!(r[i] = report_load_file(in.path[i], why, sizeof(why)))) {

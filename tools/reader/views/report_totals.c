@@ -26,6 +26,7 @@ struct tval {
 	uint64_t value, enabled, running;
 	uint32_t have, lack, absent;
 	uint32_t not_counted;		/* of lack: open, never on a counter */
+	uint32_t last;			/* of have: a killed process's last published counts */
 	bool mux;			/* some value counted only part of its time */
 };
 
@@ -45,7 +46,19 @@ struct ptotal {
 	 * tell it. */
 	uint64_t before_ns;
 	uint32_t before_have;
+	/* The same for page faults, from getrusage as each thread's counters
+	 * opened; added to the page-faults totals. faults_have: threads that
+	 * tell it. */
+	uint64_t before_faults;
+	uint32_t faults_have;
+	/* In wall_ns: how long the processes ran before the shim began (its
+	 * exec, the loader; rf_header.before_wall_ns) */
+	uint64_t before_wall_ns;
 	struct tval *ev;		/* [m->nev], the model's events */
+	/* the run: event e counted by the launchers (rf_job) for the whole
+	 * command, not summed over the threads; job_cpu: CPU and wall from
+	 * the launchers' waits */
+	bool *from_job, job_cpu;
 };
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -72,6 +85,7 @@ static void tval_add(struct tval *v, const struct report *r, const struct rep_to
 		return;
 	}
 	v->mux |= t->has_scaled;
+	v->last += !strcmp(t->status, "last update");
 	v->value = sat_add(v->value, t->has_scaled && !r->raw ? t->scaled : t->value);
 	v->have++;
 }
@@ -84,12 +98,10 @@ static const struct rep_thread *main_thread(const struct report *r)
 	return NULL;
 }
 
-/* The main thread's CPU clock when the image before this one (same
- * process, exec'd into this) ended, or 0: the clock runs on across exec. */
-static uint64_t cpu_at_exec(const struct model *m, size_t f)
+/* The image before file f's (same process, exec'd into it), or NULL. */
+static const struct report *image_before(const struct model *m, size_t f)
 {
 	const struct report *r = m->files[f], *prev = NULL;
-	const struct rep_thread *t;
 
 	for (size_t g = 0; g < m->nfiles; g++) {
 		const struct report *q = m->files[g];
@@ -99,20 +111,42 @@ static uint64_t cpu_at_exec(const struct model *m, size_t f)
 		    (!prev || q->start_ns > prev->start_ns))
 			prev = q;
 	}
-	t = prev ? main_thread(prev) : NULL;
-	return t && t->has_begin && t->has_cpu ? sat_add(t->setup_cpu_ns, t->cpu_ns) : 0;
+	return prev;
 }
 
-/* What thread t ran before the shim began with it. */
+/* What thread t ran before the shim began with it: CPU time and page
+ * faults. A main thread's clock and fault count run on across exec: from
+ * where the image before this one left them (its main thread's end). */
 static void add_before(const struct model *m, size_t f, const struct rep_thread *t,
 		       struct ptotal *p)
 {
-	uint64_t from = t->main ? cpu_at_exec(m, f) : 0;
+	const struct report *prev = t->main ? image_before(m, f) : NULL;
+	const struct rep_thread *pt = prev ? main_thread(prev) : NULL;
+	uint64_t from = pt && pt->has_begin && pt->has_cpu ? sat_add(pt->setup_cpu_ns, pt->cpu_ns) : 0;
+	uint64_t ffrom = pt && pt->has_end_faults ? pt->end_faults : 0;
 
-	if (!t->has_begin)
-		return;
-	p->before_ns = sat_add(p->before_ns, t->begin_cpu_ns > from ? t->begin_cpu_ns - from : 0);
-	p->before_have++;
+	if (t->has_begin) {
+		p->before_ns = sat_add(p->before_ns,
+				       t->begin_cpu_ns > from ? t->begin_cpu_ns - from : 0);
+		p->before_have++;
+	}
+	if (t->has_faults) {
+		p->before_faults = sat_add(p->before_faults,
+					   t->begin_faults > ffrom ? t->begin_faults - ffrom : 0);
+		p->faults_have++;
+	}
+}
+
+/* How long file f's process ran before its shim began: since its start,
+ * or since the image before it ended (an exec). */
+static uint64_t wall_before(const struct model *m, size_t f)
+{
+	const struct report *r = m->files[f], *prev = image_before(m, f);
+	uint64_t w = r->before_wall_ns;
+
+	if (prev && prev->has_end && r->start_ns >= prev->end_ns && r->start_ns - prev->end_ns < w)
+		w = r->start_ns - prev->end_ns;
+	return w;
 }
 
 static void add_file(const struct model *m, size_t f, struct ptotal *p)
@@ -141,6 +175,16 @@ static void add_file(const struct model *m, size_t f, struct ptotal *p)
 	}
 }
 
+/* File f's wall time, from its process's start (as its CPU time). */
+static void file_wall(const struct model *m, size_t f, struct ptotal *p)
+{
+	const struct report *r = m->files[f];
+
+	p->has_wall = r->has_wall;
+	p->before_wall_ns = r->has_wall ? wall_before(m, f) : 0;
+	p->wall_ns = r->has_wall ? sat_add(r->wall_ns, p->before_wall_ns) : 0;
+}
+
 /* The run's wall time: from the first process's start to the last one's
  * end (real time: processes of one run share the clock); one process: its
  * own, on the monotonic clock. */
@@ -149,15 +193,17 @@ static void run_wall(const struct model *m, struct ptotal *p)
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	if (m->nfiles == 1) {
-		p->wall_ns = m->files[0]->wall_ns, p->has_wall = m->files[0]->has_wall;
+		file_wall(m, 0, p);
 		return;
 	}
 	for (size_t f = 0; f < m->nfiles; f++) {
 		const struct report *r = m->files[f];
+		uint64_t w = wall_before(m, f), from = r->start_ns > w ? r->start_ns - w : 0;
 
 		if (!r->has_end)
 			return;
-		lo = r->start_ns < lo ? r->start_ns : lo;
+		p->before_wall_ns = sat_add(p->before_wall_ns, w);	/* (not shown: overlaps) */
+		lo = from < lo ? from : lo;
 		hi = r->end_ns > hi ? r->end_ns : hi;
 	}
 	p->has_wall = m->nfiles && hi >= lo;
@@ -205,32 +251,89 @@ static void count_distinct(const struct model *m, struct ptotal *p)
 	free(ids);
 }
 
+/* Event name in job j, counted; NULL when it is not. */
+static const struct rf_job_event *job_event(const struct rf_job *j, const char *name)
+{
+	for (uint32_t k = 0; k < j->nevents; k++)
+		if (!strcmp(j->ev[k].name, name))
+			return j->ev[k].status == RF_JOB_COUNTED ? &j->ev[k] : NULL;
+	return NULL;
+}
+
+/* The launchers counted the whole command, from its exec to the end of
+ * every process, however it ended: their values replace the threads' sum
+ * for each event every launcher counted; their waits give CPU and wall. */
+static void take_jobs(const struct model *m, struct ptotal *p)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, cpu = 0;
+
+	if (!m->njobs)
+		return;
+	for (size_t e = 0; e < m->nev; e++) {
+		struct tval v = { 0 };
+
+		for (size_t j = 0; j < m->njobs; j++) {
+			const struct rf_job_event *x = job_event(&m->jobs[j], m->ev[e]);
+
+			if (!x)
+				break;
+			v.value = sat_add(v.value, x->running < x->enabled && x->running && !m->o->raw ?
+				  rep_scale(x->value, x->enabled, x->running) : x->value);
+			v.enabled = sat_add(v.enabled, x->enabled);
+			v.running = sat_add(v.running, x->running);
+			v.mux |= x->running < x->enabled;
+			v.have++;
+		}
+		if (v.have == m->njobs && v.running)
+			p->ev[e] = v, p->from_job[e] = true;
+	}
+	for (size_t j = 0; j < m->njobs; j++) {
+		const struct rf_job *x = &m->jobs[j];
+
+		lo = x->start_real_ns < lo ? x->start_real_ns : lo;
+		hi = x->end_real_ns > hi ? x->end_real_ns : hi;
+		cpu = sat_add(cpu, x->cpu_ns);
+	}
+	p->job_cpu = true;
+	p->cpu_ns = cpu, p->cpu_have = 1, p->cpu_lack = 0;
+	p->has_wall = hi >= lo;
+	p->wall_ns = m->njobs == 1 ? m->jobs[0].wall_ns : p->has_wall ? hi - lo : 0;
+}
+
 /* Process f's totals, or the run's (f = SIZE_MAX); ptotal_free frees them. */
 static void ptotal_of(const struct model *m, size_t f, struct ptotal *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->ev = xcalloc(m->nev + 1, sizeof(*out->ev));
+	out->from_job = xcalloc(m->nev + 1, sizeof(*out->from_job));
 	if (f != SIZE_MAX) {
 		add_file(m, f, out);
-		out->wall_ns = m->files[f]->wall_ns, out->has_wall = m->files[f]->has_wall;
+		file_wall(m, f, out);
 	} else {
 		for (size_t i = 0; i < m->nfiles; i++)
 			add_file(m, i, out);
 		run_wall(m, out);
 		count_distinct(m, out);
 	}
-	/* perf stat counts from exec: so do the totals of time */
-	for (size_t e = 0; e < m->nev; e++)
+	/* perf stat counts from exec: so do the totals of time and faults */
+	for (size_t e = 0; e < m->nev; e++) {
 		if (event_is_time(m->ev[e]) && out->ev[e].have)
 			out->ev[e].value = sat_add(out->ev[e].value, out->before_ns);
+		if (event_is_faults(m->ev[e]) && out->ev[e].have)
+			out->ev[e].value = sat_add(out->ev[e].value, out->before_faults);
+	}
 	if (out->cpu_have)
 		out->cpu_ns = sat_add(out->cpu_ns, out->before_ns);
+	if (f == SIZE_MAX)
+		take_jobs(m, out);
 }
 
 static void ptotal_free(struct ptotal *p)
 {
 	free(p->ev);
+	free(p->from_job);
 	p->ev = NULL;
+	p->from_job = NULL;
 }
 
 /* running / enabled summed (1: always counting); false without times. */
@@ -357,7 +460,7 @@ static void derived_note(char *b, size_t len, const struct model *m, const struc
 }
 
 struct marks {
-	bool partial, mux;
+	bool partial, mux, missing, last;
 };
 
 static void event_line(FILE *out, const struct model *m, const struct ptotal *p, size_t e,
@@ -371,11 +474,15 @@ static void event_line(FILE *out, const struct model *m, const struct ptotal *p,
 	if (!v->have) {
 		snprintf(num, sizeof(num), "<%s>", tval_missing(v));
 		fprintf(out, "%18s      %s\n", num, m->ev[e]);
+		mk->missing |= !strcmp(tval_missing(v), "n/a");
 		return;
 	}
 	perf_num(num, v->value, time);
 	if (partial)
 		strcat(num, "+");
+	if (v->last)
+		strcat(num, "~");
+	mk->last |= v->last != 0;
 	derived_note(note, sizeof(note), m, p, e);
 	if (v->mux && tval_coverage(v, &c) && c < 1)
 		snprintf(cov, sizeof(cov), "  (%.2f%%)", 100 * c);
@@ -405,12 +512,98 @@ static void run_heading(FILE *out, const struct model *m, const struct ptotal *p
 		p->nthreads == 1 ? "" : "s");
 }
 
-static bool has_time_event(const struct model *m, const struct ptotal *p)
+static bool any_killed(const struct model *m)
 {
-	for (size_t e = 0; e < m->nev; e++)
-		if (event_is_time(m->ev[e]) && p->ev[e].have)
+	for (size_t f = 0; f < m->nfiles; f++)
+		if (m->files[f]->state == RF_RUNNING && !m->files[f]->live)
 			return true;
 	return false;
+}
+
+/* The names of the events counted by the launchers (job), or else by the
+ * shim from exec (from_exec: time and page faults, what ran before the
+ * shim added) or from each thread's setup: "a, b". */
+static void names_from(char *b, size_t len, const struct model *m, const struct ptotal *p,
+		       bool job, bool from_exec)
+{
+	size_t used = 0;
+
+	b[0] = '\0';
+	for (size_t e = 0; e < m->nev && used < len; e++) {
+		bool ex = event_is_time(m->ev[e]) || event_is_faults(m->ev[e]);
+
+		if (p->from_job[e] == job && p->ev[e].have && (job || ex == from_exec))
+			used += (size_t)snprintf(b + used, len - used, "%s%s", used ? ", " : "",
+						 m->ev[e]);
+	}
+}
+
+/* A page-faults total summed over the threads (not the launchers'). */
+static bool shim_faults(const struct model *m, const struct ptotal *p)
+{
+	for (size_t e = 0; e < m->nev; e++)
+		if (event_is_faults(m->ev[e]) && p->ev[e].have && !p->from_job[e])
+			return true;
+	return false;
+}
+
+/* Where each total comes from, and from when (perf stat counts from the
+ * exec). */
+static void source_notes(FILE *out, const struct model *m, const struct ptotal *p)
+{
+	char names[400];
+
+	names_from(names, sizeof(names), m, p, true, true);
+	if (*names)
+		fprintf(out, "from exec, by the launcher: %s (its counters on the whole command, "
+			"inherited by every thread and process, read when it ended, however it "
+			"ended)\n", names);
+	if (p->job_cpu)
+		fprintf(out, "from exec, by the launcher: CPU and wall (its wait for the command)\n");
+	names_from(names, sizeof(names), m, p, false, true);
+	if (*names || !p->job_cpu) {
+		fprintf(out, "from exec, by the shim: %s%s%seach thread's count from its setup, "
+			"plus what ran before (exec, loading):", names, *names ? ", " : "",
+			p->job_cpu ? "" : "CPU and wall: ");
+		if (p->before_have)
+			fprintf(out, " CPU time %.2f msec (the threads' CPU clocks)",
+				(double)p->before_ns / 1e6);
+		if (p->faults_have && shim_faults(m, p))
+			fprintf(out, "%s page faults %" PRIu64 " (getrusage)",
+				p->before_have ? "," : "", p->before_faults);
+		if (!p->job_cpu && p->before_wall_ns && m->nfiles == 1)
+			fprintf(out, ", wall %.2f msec (the process's start)",
+				(double)p->before_wall_ns / 1e6);
+		else if (!p->job_cpu && p->before_wall_ns)
+			fprintf(out, ", wall from the first process's start");
+		fputc('\n', out);
+	}
+	names_from(names, sizeof(names), m, p, false, false);
+	if (*names)
+		fprintf(out, "from each thread's setup, by the shim: %s (what ran before the shim "
+			"is not in them)\n", names);
+}
+
+/* task-clock stops when a thread is switched out and starts again once
+ * it is back in; the CPU clock also counts the kernel's work between (a
+ * few us a switch on a VM). A program that yields thousands of times (an
+ * MPI rank's progress loop) shows CPU above task-clock by that much. */
+static void cpu_gap_note(FILE *out, const struct model *m, const struct ptotal *p)
+{
+	int tc = find_event(m, p, "task-clock"), cs = find_event(m, p, "context-switches");
+	uint64_t t, c = p->cpu_ns;
+
+	if (tc < 0 || !p->cpu_have || p->cpu_lack || (t = p->ev[tc].value) >= c ||
+	    (c - t) * 100 < c)	/* within 1% */
+		return;
+	fprintf(out, "CPU is %.2f msec above task-clock: the CPU clock also counts the kernel "
+		"switching the threads out and in, task-clock not", (double)(c - t) / 1e6);
+	if (cs < 0)
+		cs = find_event(m, p, "cs");
+	if (cs >= 0 && p->ev[cs].value)
+		fprintf(out, " (%.1f us for each of the %" PRIu64 " context switches)",
+			(double)(c - t) / 1e3 / (double)p->ev[cs].value, p->ev[cs].value);
+	fputc('\n', out);
 }
 
 static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
@@ -429,16 +622,21 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 		fprintf(out, "%18.9f seconds wall%s\n", (double)p->wall_ns / 1e9,
 			m->nfiles > 1 ? " (first start to last end)" : "");
 	if (p->cpu_have)
-		fprintf(out, "%18.9f seconds CPU (the threads' user + system time%s)\n",
-			(double)p->cpu_ns / 1e9, p->cpu_lack ? "; some threads unknown" : "");
+		fprintf(out, "%18.9f seconds CPU (%s user + system time%s)\n",
+			(double)p->cpu_ns / 1e9, p->job_cpu ? "the command's" : "the threads'",
+			p->cpu_lack ? "; some threads unknown" : "");
 	if (p->cpu_have && p->has_wall && p->wall_ns)
 		fprintf(out, "%18s      # %8.3f CPUs utilized\n", "",
 			(double)p->cpu_ns / (double)p->wall_ns);
-	if (p->before_have && (has_time_event(m, p) || p->cpu_have))
-		fprintf(out, "%s %.2f msec the threads ran before the shim began with "
-			"them (exec, loading; from their CPU clocks), as perf stat counts from exec\n",
-			has_time_event(m, p) ? "task-clock and CPU include" : "CPU includes",
-			(double)p->before_ns / 1e6);
+	cpu_gap_note(out, m, p);
+	source_notes(out, m, p);
+	if (mk.last)
+		fprintf(out, "~ killed: some threads' totals are as of the last count they "
+			"published (at the end of an outermost region), not of their end\n");
+	if (mk.missing && any_killed(m))
+		fprintf(out, "<n/a>: a process ended without a word (killed), before its "
+			"threads stored their totals; under " "pmcshim" ", the launcher counts the "
+			"whole command, however it ends\n");
 	if (mk.mux)
 		fprintf(out, "(xx.xx%%): multiplexed, counted that share of the time; the value "
 			"is scaled to the whole%s\n", m->o->raw ? " (--raw: as measured)" : "");
@@ -578,8 +776,8 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## totals per process%s\n", rest.nreports ? ", the heaviest by CPU time "
-		"(--by-process: all)" : "");
+	fprintf(out, "\n## totals per process%s (each by the shim in its threads, from its exec)\n",
+		rest.nreports ? ", the heaviest by CPU time (--by-process: all)" : "");
 	tbl_print(&t, out);
 	if (mux)
 		fprintf(out, "* multiplexed: counted part of the time; shown is the scaled "
@@ -618,6 +816,8 @@ static const char *tval_status(const struct tval *v)
 		return tval_missing(v);
 	if (v->lack || v->absent)
 		return "partial";
+	if (v->last)
+		return "last update";
 	return v->mux ? "multiplexed" : "counted";
 }
 
