@@ -143,6 +143,7 @@ include tests/docs/docs.mk
 include tests/layout/layout.mk
 include tests/readme/readme.mk
 include tests/sources/sources.mk
+include tests/annot/annot.mk
 -include tests/symbolize/symbolize.mk
 include tests/vm/vm.mk
 

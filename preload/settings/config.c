@@ -200,6 +200,9 @@ static const struct var vars[] = {
 	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
 	{ "PMCSHIM_OPENMP", FLAG, FIELD(openmp), .def = 1 },
 	{ "PMCSHIM_FUNCTIONS", TEXT, .load = load_functions },
+	{ "PMCSHIM_LIKWID", FLAG, FIELD(likwid), .def = 1 },
+	{ "PMCSHIM_PAPI", FLAG, FIELD(papi), .def = 1 },
+	{ "PMCSHIM_NVTX", FLAG, FIELD(nvtx), .def = 1 },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 

@@ -51,6 +51,10 @@ struct config {
 	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
 	int openmp;		/* PMCSHIM_OPENMP: OpenMP regions (default 1) */
 	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
+	/* Other tools' annotations taken as regions (default 1): */
+	int likwid;		/* PMCSHIM_LIKWID: LIKWID's marker API (likwid.c) */
+	int papi;		/* PMCSHIM_PAPI: PAPI's high-level API (papihl.c) */
+	int nvtx;		/* PMCSHIM_NVTX: NVTX ranges (nvtx.c) */
 };
 
 /* Fill c from PMCSHIM_* variables; a bad value gets one line naming the

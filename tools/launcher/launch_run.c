@@ -62,6 +62,9 @@ static void set_env(const struct launch *l)
 	setenv("PMCSHIM_EVENTS", l->events, 1);
 	if (l->depth)
 		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
+	/* NVTX ranges come to the shim even where it is not in a library's
+	 * global scope; a tool the user named keeps them (setenv's 0) */
+	setenv("NVTX_INJECTION64_PATH", l->shim, 0);
 }
 
 /* Never returns: exec, or write errno to the pipe and exit. */
