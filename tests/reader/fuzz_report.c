@@ -34,6 +34,8 @@ static void render(struct model *m, enum out_format f)
 static void render_all(struct report *r)
 {
 	struct report *files[2] = { r, r };
+	static const uint32_t side[2] = { 0, 1 };
+	const char *const names[2] = { "before", "after" };
 	char why[512];
 
 	for (int f = F_TABLE; f <= F_HTML; f++) {
@@ -50,7 +52,8 @@ static void render_all(struct report *r)
 		render(m, (enum out_format)f);
 		model_free(m);
 		o.threads = o.by_process = o.stacks = false;
-		if (f <= F_JSON_TABLE && f != F_FOLDED && run_diff(devnull, r, r, &o, why, sizeof(why)))
+		if (f <= F_JSON_TABLE && f != F_FOLDED &&
+		    run_diff(devnull, files, 2, side, names, &o, why, sizeof(why)))
 			abort();
 	}
 }
