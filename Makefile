@@ -145,6 +145,7 @@ include tests/layout/layout.mk
 include tests/readme/readme.mk
 include tests/sources/sources.mk
 include tests/sample/sample.mk
+include tests/annot/annot.mk
 -include tests/symbolize/symbolize.mk
 include tests/names/names.mk
 include tests/vm/vm.mk

@@ -441,10 +441,13 @@ static int interposed(const char *name)
 		"close_range", "closefrom", "dlclose", "sigaction", "signal", "bsd_signal",
 		"sysv_signal", "sigprocmask", "pthread_sigmask", "__cyg_profile_func_enter",
 		"__cyg_profile_func_exit",
-		"ompt_start_tool",
+		"ompt_start_tool", "InitializeInjectionNvtx2",
 	};
 
-	if (strncmp(name, "GOMP_", 5) == 0)
+	/* GOMP_*; LIKWID's marker API and PAPI's high-level API (likwid.c,
+	 * papihl.c) */
+	if (strncmp(name, "GOMP_", 5) == 0 || strncmp(name, "likwid_marker", 13) == 0 ||
+	    strncmp(name, "PAPI_hl_", 8) == 0)
 		return 1;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(name, names[i]) == 0)

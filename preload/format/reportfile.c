@@ -427,7 +427,8 @@ const char *rf_stack_method_name(uint32_t method)
 
 const char *rf_from_name(uint32_t source)
 {
-	static const char *const names[RF_FROM_KINDS] = { "markers", "functions", "openmp", "mpi" };
+	static const char *const names[RF_FROM_KINDS] = { "markers", "functions", "openmp", "mpi",
+							  "likwid", "papi", "nvtx" };
 
 	return source < RF_FROM_KINDS ? names[source] : NULL;
 }

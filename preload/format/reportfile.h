@@ -268,6 +268,9 @@ enum rf_from {
 	RF_FROM_FUNCTIONS = 1,		/* -finstrument-functions */
 	RF_FROM_OPENMP = 2,		/* libgomp entry points, OMPT */
 	RF_FROM_MPI = 3,		/* the PMPI interface */
+	RF_FROM_LIKWID = 4,		/* LIKWID's marker API */
+	RF_FROM_PAPI = 5,		/* PAPI's high-level API */
+	RF_FROM_NVTX = 6,		/* NVTX ranges (the injection interface) */
 	RF_FROM_KINDS
 };
 

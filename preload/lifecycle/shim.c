@@ -223,15 +223,22 @@ EXPORT void pmcshim_end(const char *name)
 /* Never sets up the shim nor counts an early marker: a source may run
  * before setup (another library's constructor) or after the end (an
  * atexit handler), where its calls are not the application's markers. */
-uint32_t shim_name(const char *name, enum rf_from source)
+uint32_t shim_name_text(const char *name, enum rf_from source, const char **text)
 {
 	uint32_t id = 0;
 
 	if (__atomic_load_n(&shim_active, __ATOMIC_ACQUIRE) && guard_enter()) {
-		id = names_intern_from(name, source);
+		id = names_intern_text(name, source, text);
 		guard_leave();
 	}
 	return id;
+}
+
+uint32_t shim_name(const char *name, enum rf_from source)
+{
+	const char *text;
+
+	return shim_name_text(name, source, &text);
 }
 
 void shim_begin_at(uint32_t id, uintptr_t caller)

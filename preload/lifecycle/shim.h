@@ -11,6 +11,9 @@
 /* The id of a region name of that source (enum rf_from: mpi.c's
  * RF_FROM_MPI); 0 when the shim is not recording. */
 uint32_t shim_name(const char *name, enum rf_from source);
+/* The same, with *text the stored name (for a cache: shim_name_text's
+ * texts live as long as the process). */
+uint32_t shim_name_text(const char *name, enum rf_from source, const char **text);
 /* caller: the return address into the application. */
 void shim_begin_at(uint32_t id, uintptr_t caller);
 void shim_end_at(uint32_t id);

@@ -205,6 +205,13 @@ uint32_t names_intern_from(const char *name, enum rf_from source)
 	return intern(&k, NULL, 0);
 }
 
+uint32_t names_intern_text(const char *name, enum rf_from source, const char **interned)
+{
+	struct key k = { .text = name, .source = source };
+
+	return intern(&k, interned, 0);
+}
+
 uint32_t names_intern_addr(const char *prefix, uintptr_t addr, enum rf_from source,
 			   enum rf_addr_kind kind, uint32_t gen)
 {

@@ -18,6 +18,9 @@ uint32_t names_intern(const char *name, const char **interned);
 /* The same for a region of another source (enum rf_from): "MPI_Send"
  * from MPI is not the marker region "MPI_Send". */
 uint32_t names_intern_from(const char *name, enum rf_from source);
+/* The same, with *interned set to the stored text (it lives as long as
+ * the process): a caller can cache the id and compare texts later. */
+uint32_t names_intern_text(const char *name, enum rf_from source, const char **interned);
 /* A region keyed by an address (a function's entry, a call's return
  * address: kind) and the load generation of the module holding it (gen:
  * modules_note's; the same address in a module loaded where an unloaded

@@ -206,3 +206,17 @@ size_t sites_count(const struct sites *ss)
 {
 	return ss->index.count;
 }
+
+void sites_sum_region(const struct sites *ss, uint32_t id, uint64_t *calls, uint64_t *incl,
+		      int n)
+{
+	for (size_t i = 0; ss->index.slots && i <= ss->index.mask; i++) {
+		const struct site *s = ss->index.slots[i].item;
+
+		if (!s || s->key[0] != id)
+			continue;
+		*calls += s->rec->calls;
+		for (int k = 0; k < n && k < ss->nv; k++)
+			incl[k] += s->rec->v[k].incl;
+	}
+}

@@ -136,5 +136,9 @@ static inline struct rf_site *sites_lookup(struct sites *ss, uint32_t id, uintpt
 struct rf_site *sites_at(const struct sites *ss, uint32_t id, uintptr_t caller,
 			 const struct rf_site *parent);
 size_t sites_count(const struct sites *ss);
+/* Adds the sums of region id's sites (every parent and stack): calls,
+ * and the first n values' inclusive sums into incl[]. */
+void sites_sum_region(const struct sites *ss, uint32_t id, uint64_t *calls, uint64_t *incl,
+		      int n);
 
 #endif

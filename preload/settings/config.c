@@ -201,6 +201,9 @@ static const struct var vars[] = {
 	{ "PMCSHIM_OPENMP", FLAG, FIELD(openmp), .def = 1 },
 	{ "PMCSHIM_FUNCTIONS", TEXT, .load = load_functions },
 	{ "PMCSHIM_SAMPLE", NUMBER, FIELD(sample), .min = 0, .max = CONFIG_MAX_SAMPLE, .def = 0 },
+	{ "PMCSHIM_LIKWID", FLAG, FIELD(likwid), .def = 1 },
+	{ "PMCSHIM_PAPI", FLAG, FIELD(papi), .def = 1 },
+	{ "PMCSHIM_NVTX", FLAG, FIELD(nvtx), .def = 1 },
 };
 #define NVARS (sizeof(vars) / sizeof(vars[0]))
 

@@ -54,6 +54,10 @@ struct config {
 	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
 	int sample;		/* PMCSHIM_SAMPLE: samples per second of each thread's
 				 * CPU time (preload/sample/); 0: no sampling */
+	/* Other tools' annotations taken as regions (default 1): */
+	int likwid;		/* PMCSHIM_LIKWID: LIKWID's marker API (likwid.c) */
+	int papi;		/* PMCSHIM_PAPI: PAPI's high-level API (papihl.c) */
+	int nvtx;		/* PMCSHIM_NVTX: NVTX ranges (nvtx.c) */
 };
 
 /* Fill c from PMCSHIM_* variables; a bad value gets one line naming the

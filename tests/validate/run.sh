@@ -34,6 +34,9 @@ PMCSHIM_SERIALIZE|2|PMCSHIM_SERIALIZE='"'2'"': want 0 or 1; using 0
 PMCSHIM_MPI|perhaps|PMCSHIM_MPI='"'perhaps'"': want 0 or 1; using 1
 PMCSHIM_OPENMP|2|PMCSHIM_OPENMP='"'2'"': want 0 or 1; using 1
 PMCSHIM_FUNCTIONS|min=5|PMCSHIM_FUNCTIONS='"'min=5'"': min=5: want a duration such as 500ns, 20us, 5ms, 1s; recording every function
+PMCSHIM_LIKWID|2|PMCSHIM_LIKWID='"'2'"': want 0 or 1; using 1
+PMCSHIM_PAPI|x|PMCSHIM_PAPI='"'x'"': want 0 or 1; using 1
+PMCSHIM_NVTX|on|PMCSHIM_NVTX='"'on'"': want 0 or 1; using 1
 PMCSHIM_SAMPLE|abc|PMCSHIM_SAMPLE='"'abc'"': want 0..100000; using 0
 PMCSHIM_STACKDEPTH|3|PMCSHIM_STACKDEPTH: not a variable pmcshim reads; ignored (PMCSHIM_STACK_DEPTH?)
 pmcshim_quiet|1|pmcshim_quiet: not a variable pmcshim reads; ignored (PMCSHIM_QUIET?)'
@@ -53,6 +56,9 @@ PMCSHIM_SERIALIZE|on|3|PMCSHIM_SERIALIZE='"'on'"': want 0 or 1; using 0
 PMCSHIM_MPI|2|3|PMCSHIM_MPI='"'2'"': want 0 or 1; using 1
 PMCSHIM_OPENMP|on|3|PMCSHIM_OPENMP='"'on'"': want 0 or 1; using 1
 PMCSHIM_FUNCTIONS|a b|3|PMCSHIM_FUNCTIONS='"'a b'"': '"'a b'"' is neither a function name nor /REGEX/; recording every function
+PMCSHIM_LIKWID|on|3|PMCSHIM_LIKWID='"'on'"': want 0 or 1; using 1
+PMCSHIM_PAPI|2|3|PMCSHIM_PAPI='"'2'"': want 0 or 1; using 1
+PMCSHIM_NVTX|x|3|PMCSHIM_NVTX='"'x'"': want 0 or 1; using 1
 PMCSHIM_SAMPLE|x|3|PMCSHIM_SAMPLE='"'x'"': want 0..100000; using 0
 PMCSHIM_EVENT|task-clock|3|PMCSHIM_EVENT: not a variable pmcshim reads; ignored (PMCSHIM_EVENTS?)'
 
@@ -97,7 +103,7 @@ stacks|--stacks=1 @|--stacks=1: unknown option
 no-symbolize|--no-symbolize=1 @|--no-symbolize=1: unknown option
 raw|--raw=1 @|--raw=1: unknown option
 ranks|--ranks=1 @|--ranks=1: unknown option
-source|--source nope @|--source: unknown value '"'nope'"' (one of: markers functions openmp mpi)
+source|--source nope @|--source: unknown value '"'nope'"' (one of: markers functions openmp mpi likwid papi nvtx)
 sort|--sort size @|--sort: unknown value '"'size'"'
 top|--top 0 @|--top: '"'0'"' is not a positive number
 region|--region ( @|--region '"'('"'

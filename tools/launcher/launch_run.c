@@ -66,6 +66,9 @@ static void set_env(const struct launch *l)
 		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
 	if (l->sample)
 		setenv("PMCSHIM_SAMPLE", l->sample, 1);
+	/* NVTX ranges come to the shim even where it is not in a library's
+	 * global scope; a tool the user named keeps them (setenv's 0) */
+	setenv("NVTX_INJECTION64_PATH", l->shim, 0);
 }
 
 /* The variables set_env sets, as the launcher had them. */

@@ -165,13 +165,16 @@ static int parse_percent(const char *what, const char *arg, double *v)
 	return 0;
 }
 
-/* --source's LIST: markers,functions,openmp,mpi, as a bit per rf_from. */
+/* --source's LIST: markers,functions,openmp,mpi,likwid,papi,nvtx, as a
+ * bit per rf_from. */
 static int parse_sources(const char *arg, unsigned *mask)
 {
-	static const char *const names[RF_FROM_KINDS] = { "markers", "functions", "openmp",
-							  "mpi" };
+	const char *names[RF_FROM_KINDS];
 	char buf[256], *save, *item;
 	int v;
+
+	for (unsigned k = 0; k < RF_FROM_KINDS; k++)
+		names[k] = rf_from_name(k);
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*mask = 0;
@@ -181,7 +184,8 @@ static int parse_sources(const char *arg, unsigned *mask)
 		*mask |= 1u << v;
 	}
 	if (!*mask) {
-		fprintf(stderr, PROG ": --source: give markers, functions, openmp or mpi\n");
+		fprintf(stderr, PROG ": --source: give markers, functions, openmp, mpi, likwid, "
+			"papi or nvtx\n");
 		return 2;
 	}
 	return 0;
