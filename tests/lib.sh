@@ -46,6 +46,18 @@ balanced() {
 	fi
 }
 
+# shim NAME PROGRAM [ARGS...]: run it under the shim $SHIM (or $PRELOAD;
+# env: the caller's), its report in $tmp/NAME/, stdout in $tmp/NAME.out,
+# stderr in $tmp/NAME.err, its exit status in rc (a suite may define its own)
+shim() {
+	n=$1
+	shift
+	mkdir -p "$tmp/$n"
+	PMCSHIM_QUIET=1 PMCSHIM_EVENTS=task-clock PMCSHIM_OUTPUT="$tmp/$n/" \
+		LD_PRELOAD="${PRELOAD:-$SHIM}" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err"
+	rc=$?
+}
+
 suite_end() {
 	echo "$suite: $passed passed, $failed failed, $skipped skipped"
 	[ $failed = 0 ]

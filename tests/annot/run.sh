@@ -20,17 +20,6 @@ SHIM=$PWD/$B/libpmcshim.so
 CC=${CC:-cc}
 mkdir -p "$A"
 
-# shim NAME PROGRAM [ARGS...]: run it under the shim (env: the caller's),
-# its report in $tmp/NAME/, stdout in $tmp/NAME.out, stderr in $tmp/NAME.err
-shim() {
-	n=$1
-	shift
-	mkdir -p "$tmp/$n"
-	PMCSHIM_QUIET=1 PMCSHIM_EVENTS=task-clock PMCSHIM_OUTPUT="$tmp/$n/" \
-		LD_PRELOAD="${PRELOAD:-$SHIM}" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err"
-	rc=$?
-}
-
 # calls NAME SOURCE: "region=calls" of that source's rows, in name order
 calls() {
 	"$R" --raw --format csv --source "$2" "$tmp/$1"/*.pmc 2>"$tmp/$1.rerr" |

@@ -41,17 +41,6 @@ R=$B/pmcshim-report
 SHIM=$PWD/$B/libpmcshim.so
 export OMP_NUM_THREADS=4
 
-# shim NAME PROGRAM [ARGS...]: run it under the shim (env: the caller's),
-# its report in $tmp/NAME/, stdout in $tmp/NAME.out, stderr in $tmp/NAME.err
-shim() {
-	n=$1
-	shift
-	mkdir -p "$tmp/$n"
-	PMCSHIM_QUIET=1 PMCSHIM_EVENTS=task-clock PMCSHIM_OUTPUT="$tmp/$n/" \
-		LD_PRELOAD="${PRELOAD:-$SHIM}" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err"
-	rc=$?
-}
-
 # csv NAME [OPTIONS...]: the report of run NAME as CSV (--raw: values as
 # measured, so sums are exact in ticks) into $tmp/NAME.csv
 csv() {
