@@ -174,9 +174,20 @@ __attribute__((noinline)) static void corrupt_register(uintptr_t g)
 #if defined(__x86_64__)
 	void (*f)(void) = gp_marker;
 
+	/* (128 bytes more than the red zone are stepped over, and zeroed:
+	 * this asm moves rsp without telling the unwind tables, so a
+	 * table-driven unwinder such as libunwind reads this function's
+	 * frame from there; zeros end its walk, where stale words of
+	 * earlier calls would send it anywhere) */
 	__asm__ __volatile__("mov %%rsp, %%r12\n\t"
-			     "sub $128, %%rsp\n\t"
+			     "sub $256, %%rsp\n\t"
 			     "and $-16, %%rsp\n\t"
+			     "lea -128(%%r12), %%rdx\n\t"
+			     "mov %%rsp, %%rdi\n\t"
+			     "1: movq $0, (%%rdi)\n\t"
+			     "add $8, %%rdi\n\t"
+			     "cmp %%rdx, %%rdi\n\t"
+			     "jb 1b\n\t"
 			     "mov %%rbp, %%r13\n\t"
 			     "mov %0, %%rbp\n\t"
 			     "call *%1\n\t"
