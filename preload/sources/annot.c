@@ -1,10 +1,12 @@
 #include "annot.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/arch.h"
 #include "base/clock.h"
+#include "lifecycle/hooks.h"
 #include "lifecycle/shim.h"
 #include "regions/sites.h"
 
@@ -20,7 +22,23 @@ struct annot_slot {
 	uint32_t source;
 };
 
-static __thread struct annot_slot cache[ANNOT_CACHE];
+/* Made at the thread's first name, freed as it ends: static TLS is
+ * scarce (the shim must still fit when dlopen()ed), a pointer is not. */
+static __thread struct annot_slot *cache;
+
+static void annot_thread_finish(struct thread_state *t)
+{
+	(void)t;
+	free(cache);
+	cache = NULL;
+}
+
+__attribute__((constructor)) static void annot_register(void)
+{
+	static const struct shim_hooks hooks = { .thread_finish = annot_thread_finish };
+
+	hooks_register(&hooks);
+}
 
 static unsigned slot_of(const char *name, enum rf_from source)
 {
@@ -39,6 +57,8 @@ uint32_t annot_id(const char *name, enum rf_from source)
 
 	if (!name)
 		name = "(null)";
+	if (!cache && !(cache = calloc(ANNOT_CACHE, sizeof(*cache))))
+		return shim_name_text(name, source, &text);	/* no cache: the lock */
 	s = &cache[slot_of(name, source)];
 	if (s->text && s->source == source && !strcmp(s->text, name))
 		return s->id;

@@ -104,6 +104,8 @@ struct event_attributes {
 
 static int enabled;			/* PMCSHIM_NVTX */
 
+static void nvtx_thread_finish(struct thread_state *t);
+
 static void nvtx_setup(const struct config *c)
 {
 	enabled = c->nvtx;
@@ -111,7 +113,8 @@ static void nvtx_setup(const struct config *c)
 
 __attribute__((constructor)) static void nvtx_register(void)
 {
-	static const struct shim_hooks hooks = { .setup = nvtx_setup };
+	static const struct shim_hooks hooks = { .setup = nvtx_setup,
+						 .thread_finish = nvtx_thread_finish };
 
 	hooks_register(&hooks);
 }
@@ -176,18 +179,31 @@ static const char *name_of_attr(char *buf, const struct domain *d,
 /* --- push/pop: the thread's regions --------------------------------------- */
 
 /* What the thread pushed (region id and domain), innermost last; pushes
- * past PUSH_MAX are counted, and their pops are only counted. */
-static __thread struct pushed {
+ * past PUSH_MAX (or with no memory for the array) are counted, and their
+ * pops are only counted. The array is made at the thread's first push
+ * and freed as it ends (static TLS is scarce: a pointer is not). */
+struct pushed {
 	uint32_t id;
 	const struct domain *domain;
-} pushed[PUSH_MAX];
+};
+static __thread struct pushed *pushed;
 static __thread int depth;
+
+static void nvtx_thread_finish(struct thread_state *t)
+{
+	(void)t;
+	free(pushed);
+	pushed = NULL;
+	depth = 0;
+}
 
 static int push(const char *name, const struct domain *d, uintptr_t caller)
 {
 	int level = depth;
 
-	if (depth < PUSH_MAX) {
+	if (!pushed && !depth)
+		pushed = calloc(PUSH_MAX, sizeof(*pushed));
+	if (pushed && depth < PUSH_MAX) {
 		pushed[depth].id = annot_id(name, RF_FROM_NVTX);
 		pushed[depth].domain = d;
 		if (pushed[depth].id)
@@ -205,10 +221,10 @@ static int pop(const struct domain *d)
 
 	if (depth == 0)
 		return -1;
-	if (depth <= PUSH_MAX && pushed[depth - 1].domain != d)
+	if (pushed && depth <= PUSH_MAX && pushed[depth - 1].domain != d)
 		return -1;
 	depth--;
-	if (depth < PUSH_MAX && pushed[depth].id)
+	if (pushed && depth < PUSH_MAX && pushed[depth].id)
 		shim_end_at(pushed[depth].id);
 	errno = saved;
 	return depth;
