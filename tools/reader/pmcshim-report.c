@@ -346,6 +346,10 @@ static struct report **load_all(char **path, size_t n, bool raw, bool symbolize)
 			fprintf(stderr, PROG ": %s: warning: %s%" PRIu64 " bytes of records missing\n",
 				path[i], r[i]->shrank ? "it shrank while being read: " : "cut short: ",
 				r[i]->missing);
+		if (r[i]->thread_dups)
+			fprintf(stderr, PROG ": %s: warning: %zu thread record%s written twice (the "
+				"repair of a cut file): the later of each is read\n", path[i],
+				r[i]->thread_dups, r[i]->thread_dups == 1 ? "" : "s");
 		warn_broken_tree(r[i]);
 	}
 	symbolizer_free(sz);

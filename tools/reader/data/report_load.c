@@ -616,7 +616,9 @@ static int by_index(const void *a, const void *b)
 	const struct rf_thread *x = *(const struct rf_thread *const *)a;
 	const struct rf_thread *y = *(const struct rf_thread *const *)b;
 
-	return x->index < y->index ? -1 : x->index > y->index;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x < y ? -1 : x > y;	/* the later record last */
 }
 
 static bool load_threads(struct ld *L)
@@ -632,12 +634,21 @@ static bool load_threads(struct ld *L)
 	L->nthread_at = L->nthr ? (size_t)L->thr[L->nthr - 1]->index + 1 : 0;
 	L->thread_at = xmalloc(L->nthread_at * sizeof(*L->thread_at));
 	memset(L->thread_at, 0xff, L->nthread_at * sizeof(*L->thread_at));
-	for (size_t i = 0; i < L->nthr; i++, r->nthreads++) {
-		if (i && L->thr[i]->index == L->thr[i - 1]->index)
-			return bad(L, "thread %" PRIu32 " recorded twice", L->thr[i]->index);
-		if (!load_thread(L, L->thr[i], &r->threads[i]))
+	for (size_t i = 0; i < L->nthr; i++) {
+		const struct rf_thread *t = L->thr[i], *next = i + 1 < L->nthr ? L->thr[i + 1] : NULL;
+
+		/* a thread's record twice (the repair of a cut file can leave
+		 * one put back from its log before the thread's own): the later
+		 * is read, and said; two threads under one index are corrupt */
+		if (next && next->index == t->index) {
+			if (next->tid != t->tid)
+				return bad(L, "thread %" PRIu32 " recorded twice", t->index);
+			r->thread_dups++;
+			continue;
+		}
+		if (!load_thread(L, t, &r->threads[r->nthreads]))
 			return false;
-		L->thread_at[L->thr[i]->index] = (uint32_t)i;
+		L->thread_at[t->index] = (uint32_t)r->nthreads++;
 	}
 	return true;
 }

@@ -154,6 +154,7 @@ struct report {
 	size_t nev;
 	struct rep_event *ev;
 	size_t nthreads;
+	size_t thread_dups;		/* thread records written twice (a repaired cut): the later read */
 	struct rep_thread *threads;	/* in rf_thread.index order */
 	size_t nname_ids;
 	const char **names;		/* [rf_name.id]: the text, NULL where none;
