@@ -711,9 +711,12 @@ static long long reader_cuts(const char *path)
 
 /* A cut under a program that the shim's handler must not kill: it ends
  * as it would, its output whole, the file flagged cut (by the reader
- * too) and readable, and counting went on. */
+ * too) and readable, and (whole) counting went on: what was marked after
+ * the cuts is there. Past 16 cuts the shim keeps the file in memory and
+ * writes it back at exit; what threads store during that copy can be
+ * lost (docs/design.md), so there only survival and readability hold. */
 static void check_survives_cut(const char *mode, const char *arg, const char *want_out,
-			       uint32_t max_cuts, int nthreads)
+			       uint32_t max_cuts, int nthreads, int whole)
 {
 	long long calls;
 	struct run r;
@@ -730,6 +733,10 @@ static void check_survives_cut(const char *mode, const char *arg, const char *wa
 	      "%s: the file: flags %u, %u cuts, state %u", mode, h.flags, h.cuts, h.state);
 	CHECK(reader_cuts(r.report_path[0]) == h.cuts, "%s: the reader says cut %lld times",
 	      mode, reader_cuts(r.report_path[0]));
+	if (!whole) {
+		runapp_free(&r);
+		return;
+	}
 	CHECK(reader_rows(r.report_path[0], "after", &calls) == 10 && calls == 10,
 	      "%s: the reader reads the 10 names marked after the cuts", mode);
 	CHECK(summarize(r.report_path[0], "late").calls == 5 &&
@@ -750,7 +757,7 @@ static void test_cut_with_signals_blocked(void)
 			   "moves: the marking thread's mask as it set it: yes\n"
 			   "moves: its own mask as it set it: yes\n"
 			   "moves: a raised SIGBUS waited for its unblocking: yes\n"
-			   "moves: done\n", 1, 4);
+			   "moves: done\n", 1, 4, 1);
 }
 
 /* The application's SIGBUS and SIGSEGV handlers on a 4 KiB alternate
@@ -758,7 +765,7 @@ static void test_cut_with_signals_blocked(void)
  * handler never sees the shim's fault. */
 static void test_cut_on_small_altstack(void)
 {
-	check_survives_cut("altstack", "10", "moves: its handler ran 0 times\nmoves: done\n", 1, 2);
+	check_survives_cut("altstack", "10", "moves: its handler ran 0 times\nmoves: done\n", 1, 2, 1);
 }
 
 /* The file cut 400 times, each as soon as it is mended, while 8 threads mark: cuts land
@@ -766,7 +773,7 @@ static void test_cut_on_small_altstack(void)
  * mending and keeps the report in memory, written at the end. */
 static void test_cut_again_and_again(void)
 {
-	check_survives_cut("cutloop", "400", "moves: 400 cuts made\nmoves: done\n", 400, 10);
+	check_survives_cut("cutloop", "400", "moves: 400 cuts made\nmoves: done\n", 400, 10, 0);
 }
 
 /* The daemon double fork: the parent _exits right after fork; its child's
