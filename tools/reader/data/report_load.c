@@ -634,21 +634,23 @@ static bool load_threads(struct ld *L)
 	L->nthread_at = L->nthr ? (size_t)L->thr[L->nthr - 1]->index + 1 : 0;
 	L->thread_at = xmalloc(L->nthread_at * sizeof(*L->thread_at));
 	memset(L->thread_at, 0xff, L->nthread_at * sizeof(*L->thread_at));
-	for (size_t i = 0; i < L->nthr; i++) {
-		const struct rf_thread *t = L->thr[i], *next = i + 1 < L->nthr ? L->thr[i + 1] : NULL;
+	for (size_t i = 0, j; i < L->nthr; i = j) {
+		size_t pick = i;
 
-		/* a thread's record twice (the repair of a cut file can leave
-		 * one put back from its log before the thread's own): the later
-		 * is read, and said; two threads under one index are corrupt */
-		if (next && next->index == t->index) {
-			if (next->tid != t->tid)
-				return bad(L, "thread %" PRIu32 " recorded twice", t->index);
-			r->thread_dups++;
-			continue;
+		/* a thread's record twice (the repair of a cut file can put
+		 * one back from its log, or leave a zeroed one, tid 0): the
+		 * later of the thread's is read, and said; two threads under
+		 * one index are corrupt */
+		for (j = i + 1; j < L->nthr && L->thr[j]->index == L->thr[i]->index; j++) {
+			if (L->thr[j]->tid == L->thr[pick]->tid || !L->thr[pick]->tid)
+				pick = j;
+			else if (L->thr[j]->tid)
+				return bad(L, "thread %" PRIu32 " recorded twice", L->thr[i]->index);
 		}
-		if (!load_thread(L, t, &r->threads[r->nthreads]))
+		r->thread_dups += j - i - 1;
+		if (!load_thread(L, L->thr[pick], &r->threads[r->nthreads]))
 			return false;
-		L->thread_at[t->index] = (uint32_t)r->nthreads++;
+		L->thread_at[L->thr[pick]->index] = (uint32_t)r->nthreads++;
 	}
 	return true;
 }
