@@ -40,3 +40,12 @@ void *nextsym(void *scope, const char *name)
 			p = dlsym(h, name);	/* (the reference is dropped at exit) */
 	return p;
 }
+
+void *nextsym_once(void **slot, const char *name)
+{
+	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+
+	if (!fn && (fn = nextsym(RTLD_NEXT, name)))
+		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+	return fn;
+}

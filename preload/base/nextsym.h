@@ -12,4 +12,8 @@
  * what it finds. */
 void *nextsym(void *scope, const char *name);
 
+/* The next definition of name (RTLD_NEXT), found once and kept in *slot
+ * (NULL while there is none); for wrappers called on warm paths. */
+void *nextsym_once(void **slot, const char *name);
+
 #endif

@@ -8,7 +8,6 @@
  * With PMCSHIM_LIKWID=0, or when the shim does not record, each call goes
  * on to liblikwid's definition, as without the shim. The choice is made
  * once, at setup, so one program never mixes the two. */
-#include <dlfcn.h>
 
 #include "annot.h"
 #include "base/nextsym.h"
@@ -31,16 +30,6 @@ __attribute__((constructor)) static void likwid_register(void)
 	hooks_register(&hooks);
 }
 
-/* liblikwid's definition of name (NULL: none), found once per slot. */
-static void *next(void **slot, const char *name)
-{
-	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-
-	if (!fn && (fn = nextsym(RTLD_NEXT, name)))
-		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
-	return fn;
-}
-
 /* Calls that change nothing the shim keeps: the shim sets its threads up
  * itself, counts every event at once (no groups to switch) and writes
  * its report at the end. */
@@ -51,7 +40,7 @@ static void *next(void **slot, const char *name)
 		void (*real)(void);					\
 									\
 		if (!__atomic_load_n(&taken, __ATOMIC_RELAXED) &&	\
-		    (*(void **)&real = next(&slot, #fn)))		\
+		    (*(void **)&real = nextsym_once(&slot, #fn)))		\
 			real();						\
 	}
 
@@ -66,7 +55,7 @@ static int pass_tag(void **slot, const char *name, const char *tag)
 {
 	int (*real)(const char *);
 
-	*(void **)&real = next(slot, name);
+	*(void **)&real = nextsym_once(slot, name);
 	return real ? real(tag) : 0;
 }
 
@@ -126,7 +115,7 @@ EXPORT void likwid_markerGetRegion(const char *tag, int *nr_events, double *even
 	int n = nr_events && events ? *nr_events : 0;
 
 	if (!__atomic_load_n(&taken, __ATOMIC_RELAXED)) {
-		if ((*(void **)&real = next(&slot, "likwid_markerGetRegion")))
+		if ((*(void **)&real = nextsym_once(&slot, "likwid_markerGetRegion")))
 			real(tag, nr_events, events, time, count);
 		return;
 	}

@@ -7,7 +7,6 @@
  *
  * With PMCSHIM_PAPI=0, or when the shim does not record, each call goes
  * on to libpapi's definition, chosen once at setup. */
-#include <dlfcn.h>
 
 #include "annot.h"
 #include "base/nextsym.h"
@@ -35,10 +34,8 @@ __attribute__((constructor)) static void papi_register(void)
  * PAPI_OK when there is none. */
 static int pass(void **slot, const char *name, const char *arg, int with_arg)
 {
-	void *fn = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	void *fn = nextsym_once(slot, name);
 
-	if (!fn && (fn = nextsym(RTLD_NEXT, name)))
-		__atomic_store_n(slot, fn, __ATOMIC_RELEASE);
 	if (!fn)
 		return PAPI_OK;
 	return with_arg ? ((int (*)(const char *))fn)(arg) : ((int (*)(void))fn)();
