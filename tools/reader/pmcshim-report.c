@@ -304,14 +304,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* The reason may quote the input (a name from the file): no control
  * characters reach the terminal. */
-static void say_bad(const char *path, char *why)
-{
-	for (char *c = why; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	fprintf(stderr, PROG ": %s: %s\n", path, why);
-}
-
 /* Loads every file, or none: the first bad one is reported. */
 /* Said once per file, on stderr so that every format (the table, CSV,
  * folded, speedscope) keeps its output as it was. */

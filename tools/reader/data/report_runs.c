@@ -103,10 +103,7 @@ int runs_take_jobs(struct runs *r, struct rf_job **jobs, size_t *njobs)
 		int rc = rf_job_read(r->path[i], &j, why, sizeof(why));
 
 		if (rc < 0) {
-			for (char *c = why; *c; c++)	/* shown safely */
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = '?';
-			fprintf(stderr, PROG ": %s: %s\n", r->path[i], why);
+			say_bad(r->path[i], why);
 			return -1;
 		}
 		if (rc == 0) {

@@ -151,3 +151,11 @@ void pool_free(struct pool *p)
 		free(b);
 	}
 }
+
+void say_bad(const char *path, char *why)
+{
+	for (char *c = why; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	fprintf(stderr, PROG ": %s: %s\n", path, why);
+}

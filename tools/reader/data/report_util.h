@@ -18,6 +18,9 @@ static inline uint64_t sat_add64(uint64_t a, uint64_t b)
 }
 
 _Noreturn void oom(void);
+/* "pmcshim-report: PATH: WHY" on stderr, WHY's control characters shown
+ * as '?' (a file's damaged bytes may be in it). */
+void say_bad(const char *path, char *why);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
