@@ -138,7 +138,8 @@ $(B)/bench-functions: tests/bench/functions.c include/pmcshim.h
 $(B)/bench-markers-nofp: tests/bench/markers.c include/pmcshim.h
 	$(CC) $(WARN) $(DEFS) -O2 -g -fomit-frame-pointer -Iinclude -o $@ $< -ldl
 
-bench: all $(B)/bench-markers $(B)/bench-markers-nofp $(B)/bench-functions
+# The markers' cost (part of `make bench`; docs/figures/bench-markers.txt).
+bench-markers: all $(B)/bench-markers $(B)/bench-markers-nofp $(B)/bench-functions
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
 	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
 	@$(B)/bench-markers
@@ -241,9 +242,9 @@ bench-starts: all $(B)/bench-starts
 	  $(B)/bench-starts $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-starts
 
-bench: bench-threads bench-starts bench-fdcheck
+bench: bench-markers bench-threads bench-starts bench-fdcheck
 
-.PHONY: bench bench-functions bench-threads bench-names bench-starts bench-fdcheck
+.PHONY: bench bench-markers bench-functions bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h \
