@@ -90,9 +90,26 @@ uint64_t clock_start_ticks(void)
 	return start_ticks;
 }
 
+/* ticks per ns from the process's start to MONO and TICKS, read now;
+ * 0 when the counter has not moved (or went back) */
+static double rate_since_start(uint64_t mono, uint64_t ticks)
+{
+	if (ticks <= start_ticks || mono <= start_mono)
+		return 0;
+	return (double)(ticks - start_ticks) / (double)(mono - start_mono);
+}
+
+double clock_ticks_per_ns_now(void)
+{
+	uint64_t mono = clock_mono_ns();
+
+	return rate_since_start(mono, arch_ticks());
+}
+
 void clock_calibrate(int wait)
 {
-	uint64_t mono = clock_mono_ns_sys(), ticks;
+	uint64_t mono = clock_mono_ns_sys();
+	double rate;
 
 	if (wait && mono - start_mono < MIN_CALIBRATION_NS) {
 		uint64_t left = MIN_CALIBRATION_NS - (mono - start_mono);
@@ -100,9 +117,9 @@ void clock_calibrate(int wait)
 		nanosleep(&ts, NULL);
 	}
 	mono = clock_mono_ns_sys();
-	ticks = arch_ticks();
-	if (ticks > start_ticks)
-		ticks_per_ns = (double)(ticks - start_ticks) / (double)(mono - start_mono);
+	rate = rate_since_start(mono, arch_ticks());
+	if (rate > 0)
+		ticks_per_ns = rate;
 }
 
 double clock_ticks_per_ns(void)

@@ -14,6 +14,7 @@ void clock_start(void);		/* at process start (and in a fork child) */
  * value for it to convert: no wait, no sleep's syscall). */
 void clock_calibrate(int wait);
 double clock_ticks_per_ns(void);
+double clock_ticks_per_ns_now(void);
 uint64_t clock_mono_ns(void);
 uint64_t clock_real_ns(void);
 /* The same by a system call, not the vDSO: for the few reads of the

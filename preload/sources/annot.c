@@ -91,14 +91,6 @@ int annot_end(const char *name, enum rf_from source)
 
 /* Wall ticks per second as measured so far (the report's rate is fixed
  * at the end; this one is for a running program's own question). */
-static double ticks_per_second(void)
-{
-	uint64_t ns = clock_mono_ns() - clock_start_mono_ns();
-	uint64_t ticks = arch_ticks() - clock_start_ticks();
-
-	return ns ? (double)ticks * 1e9 / (double)ns : 0;
-}
-
 void annot_sums(const char *name, enum rf_from source, uint64_t *calls, double *seconds,
 		double *ev, int *nev)
 {
@@ -111,8 +103,8 @@ void annot_sums(const char *name, enum rf_from source, uint64_t *calls, double *
 	*calls = 0, *seconds = 0;
 	if (id) {
 		sites_sum_region(&t->rs.sites, id, calls, incl, t->rs.nv);
-		rate = ticks_per_second();
-		*seconds = rate > 0 ? (double)incl[0] / rate : 0;
+		rate = clock_ticks_per_ns_now();
+		*seconds = rate > 0 ? (double)incl[0] / rate / 1e9 : 0;
 		for (n = 0; n < *nev && n + 1 < t->rs.nv; n++)
 			ev[n] = (double)incl[n + 1];
 	}
