@@ -590,18 +590,16 @@ static void sampled_profile(FILE *out, const struct model *m, const struct sstac
 	fputs("]}", out);
 }
 
-static void sampled_profiles(FILE *out, const struct model *m, const struct sstacks *ss,
-			     uint32_t base, bool first)
+static size_t sampled_profiles(FILE *out, const struct model *m, const struct sstacks *ss,
+			       uint32_t base, size_t written)
 {
 	for (size_t i = 0, j; i < ss->n; i = j) {
 		for (j = i + 1; j < ss->n && ss->s[j].table == ss->s[i].table; j++)
 			;
-		fputs(first ? "" : ",\n", out);
-		first = false;
+		fputs(written++ ? ",\n" : "", out);
 		sampled_profile(out, m, ss, i, j, base);
 	}
-	if (!first)
-		putc('\n', out);
+	return written;
 }
 
 void render_speedscope(FILE *out, struct model *m)
@@ -622,9 +620,8 @@ void render_speedscope(FILE *out, struct model *m)
 	fputs("]},\n \"profiles\": [\n", out);
 	for (size_t i = 0; i < n; i++)
 		written += speedscope_profile(out, m, &sc[i], &s, ss->n > 0, written > 0);
-	fputs(written && !ss->n ? "\n" : "", out);
-	sampled_profiles(out, m, ss, nframes, !written);
-	fputs(" ]}\n", out);
+	written = sampled_profiles(out, m, ss, nframes, written);
+	fputs(written ? "\n ]}\n" : " ]}\n", out);
 	functions_stacks_free(ss);
 	free(s.path), free(s.frame), free(sc);
 }
