@@ -207,6 +207,12 @@ async function sampledChecks(browser) {
 	say(solve.samples === '300' && solve.nodes === '[app+0x1234]@18px [app+0x2000]@0px' &&
 	    none.samples === '100' && none.nodes === '[libwork.so+0x40]@0px', 'html-sampled-per-region',
 	    `${regions}: solve ${JSON.stringify(solve)}, none ${JSON.stringify(none)}`);
+	// A click on solve's row in the region table opens its samples.
+	await page.evaluate(() => [...document.querySelectorAll('#regions tr')]
+		.find((tr) => tr.children[0].textContent === 'solve').click());
+	const clicked = await state();
+	say(clicked.samples === '300', 'html-sampled-row-click', JSON.stringify(clicked));
+	await page.select('#sregion', pick('(no region)'));
 	const tipText = await page.$eval('#sflame .node', (d) => d.title);
 	say(/100 samples/.test(tipText), 'html-sampled-tooltip', tipText);
 	await noNaN(page, 'html-sampled-no-nan');

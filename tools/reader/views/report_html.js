@@ -250,8 +250,9 @@
 	}
 
 	// A sortable table: cols [key, label, cell(row) -> text]; state
-	// {key, dir} is kept by the caller; redraw after a click.
-	function sortable(id, all, cols, state, redraw) {
+	// {key, dir} is kept by the caller; redraw after a click; pick(row),
+	// where given, on a click on a row.
+	function sortable(id, all, cols, state, redraw, pick) {
 		all.sort((a, b) => {
 			const x = a[state.key], y = b[state.key];
 			const c = typeof x === 'string' ? x.localeCompare(y) :
@@ -280,6 +281,8 @@
 				td.dataset.v = e[key];
 				tr.appendChild(td);
 			}
+			if (pick)
+				tr.onclick = () => pick(e);
 			table.appendChild(tr);
 		}
 		return table;
@@ -302,7 +305,7 @@
 		if (D.ipc)
 			cols.push(['ipc', 'IPC', (e) => na(e.ipc, (x) => x.toFixed(2))]);
 		$('table').textContent = '';
-		$('table').appendChild(sortable('regions', all, cols, tableState, drawTable));
+		$('table').appendChild(sortable('regions', all, cols, tableState, drawTable, openSamples));
 		$('table-note').textContent = (all.length > TABLE_MAX ? 'the first ' + TABLE_MAX +
 			' of ' + all.length + ' regions' : all.length + ' regions') + '; ' +
 			(w < 0 ? 'weight calls: no mean, min or max' : 'incl, excl, mean, min, max: ' +
@@ -408,6 +411,16 @@
 		$('scount').textContent = total + ' samples (' + S.event + ')' +
 			(sregion >= 0 ? ' in ' + S.regions[sregion] : '') + ', ' + (g.n - 1) +
 			' frames, ' + drawn + ' drawn' + (szoom ? ', zoomed on ' + spath(szoom) : '');
+	}
+
+	// A click on a region's row opens the flame graph of its samples.
+	function openSamples(e) {
+		const i = D.samples ? D.samples.regions.indexOf(e.name) : -1;
+		if (i < 0)
+			return;
+		$('sregion').value = i;
+		$('sregion').onchange();
+		$('sampled').scrollIntoView();
 	}
 
 	function samplesControls() {
