@@ -1,8 +1,10 @@
 #!/bin/sh
 # pmcshim-report --format html in a real browser (run from the repository
 # root; make test runs it): the page of a report made by the shim here
-# (tests/reader/treeapp.c), of a generated 100 000-region report (timed)
-# and of two generated MPI ranks from an older shim (no tree), opened
+# (tests/reader/treeapp.c), of a generated 100 000-region report (timed),
+# of two generated MPI ranks from an older shim (no tree), of treeapp with
+# events that cannot count without a PMU, and of a generated report with
+# sampled stacks (whole and with --region), opened
 # in Chromium and driven by puppeteer-core from npm (installed once into
 # $B/tests/html). Skipped, visibly, without chromium, node or npm, or when
 # npm cannot install puppeteer-core.
@@ -40,6 +42,19 @@ PMCSHIM_OUTPUT="$tmp/tree.pmc" PMCSHIM_EVENTS=task-clock PMCSHIM_QUIET=1 LD_PREL
 "$GEN" --rank 0 --size 2 "$tmp/rank0.pmc"
 "$GEN" --rank 1 --size 2 --id 1 "$tmp/rank1.pmc"
 "$R" --format html "$tmp/rank0.pmc" "$tmp/rank1.pmc" >"$tmp/ranks.html" || fail html-ranks-written "exit $?"
+# Events that cannot count here (instructions and cycles without a PMU, or
+# counted where there is one): the page says n/a, never NaN.
+PMCSHIM_OUTPUT="$tmp/nopmu.pmc" PMCSHIM_EVENTS=instructions,cycles,task-clock PMCSHIM_QUIET=1 \
+	LD_PRELOAD="$SHIM" "$APP"
+"$R" --format html "$tmp/nopmu.pmc" >"$tmp/nopmu.html" || fail html-nopmu-written "exit $?"
+"$R" --format csv "$tmp/nopmu.pmc" >"$tmp/nopmu.csv"
+# Sampled stacks (gen_report --samples: 300 under solve, 100 in none),
+# whole and with --region.
+"$GEN" --samples "$tmp/sampled.pmc"
+"$R" --format html --no-symbolize "$tmp/sampled.pmc" >"$tmp/sampled.html" ||
+	fail html-sampled-written "exit $?"
+"$R" --format html --no-symbolize --region '^solve$' "$tmp/sampled.pmc" >"$tmp/solve.html" ||
+	fail html-sampled-region-written "exit $?"
 
 # Self-contained: nothing to fetch.
 if grep -Eqi '(src|href)=|https?://|@import|url\(' "$tmp/tree.html"; then
@@ -66,7 +81,8 @@ if [ ! -d "$NM/node_modules/puppeteer-core" ]; then
 	fi
 fi
 NODE_PATH=$NM/node_modules timeout 300 node tests/html/check.js "$CHROMIUM" \
-	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" "$tmp/ranks.html" >"$tmp/out" 2>&1
+	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" "$tmp/ranks.html" "$tmp/nopmu.html" \
+	"$tmp/nopmu.csv" "$tmp/sampled.html" "$tmp/solve.html" >"$tmp/out" 2>&1
 rc=$?
 while read -r word rest; do
 	case $word in

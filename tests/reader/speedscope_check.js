@@ -2,6 +2,8 @@
 // (https://www.speedscope.app/file-format-schema.json): the fields its
 // sampled profiles must have, with the types and bounds the schema gives.
 // node speedscope_check.js FILE: prints "ok" or the first problem, exit 1.
+// With --stacks PREFIX after FILE, then each profile whose name starts
+// with PREFIX, "# NAME", and its stacks, "frame;frame WEIGHT", one a line.
 'use strict';
 const fs = require('fs');
 
@@ -45,6 +47,13 @@ function check(doc) {
 	return null;
 }
 
-const why = check(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')));
+const doc = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const why = check(doc);
 console.log(why ? why : 'ok');
+if (!why && process.argv[3] === '--stacks')
+	for (const p of doc.profiles.filter((x) => x.name.startsWith(process.argv[4]))) {
+		console.log('# ' + p.name);
+		p.samples.forEach((s, j) => console.log(s.map((k) => doc.shared.frames[k].name).join(';') +
+							' ' + p.weights[j]));
+	}
 process.exit(why ? 1 : 0);

@@ -35,6 +35,20 @@ if command -v node >/dev/null 2>&1; then
 		if [ "$out" = ok ]; then ok "speedscope-schema: $args"
 		else fail "speedscope-schema: $args" "$out"; fi
 	done
+	# Sampled stacks (gen_report --samples): a profile of their own for the
+	# thread, weights = samples, under their region; --region keeps solve's.
+	gen sampled.pmc --samples
+	for re in '' '^solve$'; do
+		(cd "$IN" && "$R" --format speedscope --no-symbolize ${re:+--region "$re"} sampled.pmc) \
+			>"$tmp/ss.json"
+		out=$(node "$T/speedscope_check.js" "$tmp/ss.json" --stacks samples 2>&1)
+		want='ok
+# samples (task-clock): app [pid 4242] app [tid 4242]
+[solve];[app+0x2000];[app+0x1234] 300'
+		[ -z "$re" ] && want="$want
+[libwork.so+0x40] 100"
+		expect "speedscope-sampled${re:+-region}" "$out" "$want"
+	done
 else
 	skip speedscope-schema "no node to check the speedscope file's structure"
 fi

@@ -167,6 +167,19 @@ f1=$(awk '/^[^[].*;main;one [0-9]+$/ { s += $NF } END { print s + 0 }' "$tmp/fol
 [ "$f3" = "$(col "$in" three 3)" ] && [ "$f1" = "$(col "$out" one 3)" ] && [ "$f3" -gt 0 ] &&
 	result folded_stacks ok || result folded_stacks fail "three $f3, one $f1" "$(head -5 "$tmp/folded")"
 
+# speedscope: a valid file whose sampled profile holds the same stacks,
+# three's under [solve] (where node can check it)
+if command -v node >/dev/null 2>&1; then
+	"$R" --format speedscope "$tmp/region"/*.pmc >"$tmp/ss.json" 2>&1
+	node tests/reader/speedscope_check.js "$tmp/ss.json" --stacks samples >"$tmp/ss.out" 2>&1
+	s3=$(awk '/^\[solve\];.*;main;three [0-9]+$/ { s += $NF } END { print s + 0 }' "$tmp/ss.out")
+	[ "$(head -1 "$tmp/ss.out")" = ok ] && [ "$s3" = "$f3" ] &&
+		result speedscope_samples ok || result speedscope_samples fail "three $s3, want $f3" \
+		"$(head -5 "$tmp/ss.out")"
+else
+	result speedscope_samples "skip:no node to read the speedscope file"
+fi
+
 # --- hostile -----------------------------------------------------------------------------
 shim takesig takesig
 said=$(grep -c 'sampling stopped in process' "$tmp/takesig.err")

@@ -404,6 +404,13 @@ static bool profile_empty(const struct model *m)
 	return true;
 }
 
+/* speedscope and the HTML page draw sampled stacks too: a run sampled
+ * without regions still has a profile. */
+static bool sampled_profile(const struct model *m)
+{
+	return (m->o->format == F_SPEEDSCOPE || m->o->format == F_HTML) && functions_kept(m);
+}
+
 /* The launchers' totals files among the arguments (runs_take_jobs). */
 static struct rf_job *jobs;
 static size_t njobs;
@@ -423,7 +430,7 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	if (collapse)
 		metrics_collapse(m);
 	if ((o->format == F_FOLDED || o->format == F_FOLDED_STACKS || o->format == F_SPEEDSCOPE ||
-	     o->format == F_HTML) && profile_empty(m)) {
+	     o->format == F_HTML) && !sampled_profile(m) && profile_empty(m)) {
 		model_free(m);
 		return 2;
 	}

@@ -61,7 +61,7 @@ static bool wanted(const struct model *m, const struct report *r, uint32_t regio
 
 /* "name" of the function holding pc - back (back 1: pc is a return
  * address, the call is before it), and its module's base name. */
-static void name_at(struct fsum *fs, const struct report *r, uint64_t pc, uint64_t back,
+static void name_at(struct symbolizer *sz, const struct report *r, uint64_t pc, uint64_t back,
 		    char *name, size_t len, const char **module)
 {
 	int32_t i = rep_module_of(r, pc, UINT32_MAX);
@@ -74,7 +74,7 @@ static void name_at(struct fsum *fs, const struct report *r, uint64_t pc, uint64
 		return;
 	slash = strrchr(mod->path, '/');
 	*module = slash ? slash + 1 : mod->path;
-	if (fs->sz && symbolize_symbol(fs->sz, mod->path, mod->build_id, pc - back - mod->base,
+	if (sz && symbolize_symbol(sz, mod->path, mod->build_id, pc - back - mod->base,
 				       name, len))
 		name[strcspn(name, "+")] = '\0';	/* "solve+0x1c": the function */
 	else
@@ -119,10 +119,22 @@ static void fold(struct fsum *fs, const struct report *r, const struct rf_sample
 	if (slot->region)
 		at += (size_t)snprintf(text, len, "[%s];", region_name(r, slot->region));
 	for (int k = slot->nframes - 1; k >= 0 && at < len; k--) {
-		name_at(fs, r, slot->pc[k], k > 0, name, sizeof(name), &module);
+		name_at(fs->sz, r, slot->pc[k], k > 0, name, sizeof(name), &module);
 		name[strcspn(name, ";")] = '\0';	/* the separator stays one */
 		at += (size_t)snprintf(text + at, len - at, "%s%s", name, k ? ";" : "");
 	}
+}
+
+/* The samples of a slot that holds a whole stack in a region --region
+ * keeps, else 0. */
+static uint64_t slot_kept(const struct model *m, const struct report *r, const struct rf_samples *s,
+			  const struct rf_sample_slot *slot)
+{
+	uint64_t n = __atomic_load_n(&slot->count, __ATOMIC_ACQUIRE);
+
+	if (!n || slot->nframes == 0 || slot->nframes > s->depth || !wanted(m, r, slot->region))
+		return 0;
+	return n;
 }
 
 static void add_table(struct fsum *fs, const struct model *m, const struct report *r,
@@ -143,15 +155,14 @@ static void add_table(struct fsum *fs, const struct model *m, const struct repor
 	fs->stopped += s->stopped != 0;
 	for (uint32_t i = 0; i < s->nslots; i++) {
 		const struct rf_sample_slot *slot = rf_sample_slot(s, i);
-		uint64_t n = __atomic_load_n(&slot->count, __ATOMIC_ACQUIRE);
+		uint64_t n = slot_kept(m, r, s, slot);
 
-		if (!n || slot->nframes == 0 || slot->nframes > s->depth ||
-		    !wanted(m, r, slot->region))
+		if (!n)
 			continue;
 		if (folded)
 			fold(fs, r, slot, name, sizeof(name));
 		else
-			name_at(fs, r, slot->pc[0], 0, name, sizeof(name), &module);
+			name_at(fs->sz, r, slot->pc[0], 0, name, sizeof(name), &module);
 		add(fs, name, module, n, s->period);
 		fs->total += n;
 	}
@@ -291,4 +302,120 @@ void render_functions_folded(FILE *out, const struct model *m)
 	for (size_t i = 0; i < fs.n; i++)
 		fprintf(out, "%s %" PRIu64 "\n", fs.fn[i]->name, fs.fn[i]->samples);
 	release(&fs);
+}
+
+/* ---- the stacks, for the HTML page and speedscope ---------------------------- */
+
+uint64_t functions_kept(const struct model *m)
+{
+	uint64_t n = 0;
+
+	for (size_t f = 0; f < m->nfiles; f++)
+		for (size_t t = 0; t < m->files[f]->nsamples; t++)
+			for (uint32_t i = 0; i < m->files[f]->samples[t]->nslots; i++)
+				n = sat_add64(n, slot_kept(m, m->files[f], m->files[f]->samples[t],
+							   rf_sample_slot(m->files[f]->samples[t], i)));
+	return n;
+}
+
+struct interned {
+	const char *key;
+	uint32_t index;
+	UT_hash_handle hh;
+};
+
+struct sstacks_own {
+	struct sstacks pub;
+	struct interned *byframe, *byregion;
+	size_t cframes, cregions, cs;
+	struct pool pool;
+};
+
+static uint32_t intern(struct sstacks_own *o, struct interned **set, const char ***names,
+		       size_t *n, size_t *cap, const char *name)
+{
+	struct interned *x;
+
+	HASH_FIND_STR(*set, name, x);
+	if (x)
+		return x->index;
+	x = pool_zalloc(&o->pool, sizeof(*x));
+	x->key = pool_strdup(&o->pool, name);
+	x->index = (uint32_t)*n;
+	*names = grow(*names, cap, *n + 1, sizeof(**names));
+	(*names)[(*n)++] = x->key;
+	HASH_ADD_KEYPTR(hh, *set, x->key, strlen(x->key), x);
+	return x->index;
+}
+
+static void stack_of(struct sstacks_own *o, struct symbolizer *sz, size_t f,
+		     const struct report *r, const struct rf_samples *s,
+		     const struct rf_sample_slot *slot, uint64_t n)
+{
+	struct sstacks *p = &o->pub;
+	struct sstack *st;
+	char name[512];
+	const char *module;
+
+	p->s = grow(p->s, &o->cs, p->n + 1, sizeof(*p->s));
+	st = &p->s[p->n++];
+	st->file = f, st->table = s, st->count = n, st->nframes = slot->nframes;
+	st->region = intern(o, &o->byregion, &p->regions, &p->nregions, &o->cregions,
+			    region_name(r, slot->region));
+	st->frame = pool_zalloc(&o->pool, slot->nframes * sizeof(*st->frame));
+	for (uint32_t k = 0; k < slot->nframes; k++) {
+		name_at(sz, r, slot->pc[k], k > 0, name, sizeof(name), &module);
+		st->frame[slot->nframes - 1 - k] =
+			intern(o, &o->byframe, &p->frames, &p->nframes, &o->cframes, name);
+	}
+	p->total += n;
+}
+
+struct sstacks *functions_stacks(const struct model *m)
+{
+	struct sstacks_own *o = xcalloc(1, sizeof(*o));
+	struct symbolizer *sz = m->o->symbolize ? symbolizer_new() : NULL;
+
+	for (size_t f = 0; f < m->nfiles; f++) {
+		const struct report *r = m->files[f];
+
+		for (size_t t = 0; t < r->nsamples; t++) {
+			const struct rf_samples *s = r->samples[t];
+
+			if (!o->pub.event)
+				o->pub.event = pool_strndup(&o->pool, s->event_name,
+							    strnlen(s->event_name,
+								    sizeof(s->event_name)));
+			for (uint32_t i = 0; i < s->nslots; i++) {
+				const struct rf_sample_slot *slot = rf_sample_slot(s, i);
+				uint64_t n = slot_kept(m, r, s, slot);
+
+				if (n)
+					stack_of(o, sz, f, r, s, slot, n);
+			}
+		}
+	}
+	symbolizer_free(sz);
+	return &o->pub;
+}
+
+void functions_stacks_free(struct sstacks *p)
+{
+	struct sstacks_own *o = (struct sstacks_own *)p;
+
+	if (!o)
+		return;
+	HASH_CLEAR(hh, o->byframe);
+	HASH_CLEAR(hh, o->byregion);
+	free(p->frames), free(p->regions), free(p->s);
+	pool_free(&o->pool);
+	free(o);
+}
+
+const struct rep_thread *functions_thread(const struct report *r, const struct rf_samples *s)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].index == s->thread)
+			return &r->threads[i];
+	return NULL;
 }

@@ -7,8 +7,11 @@
  * event), "weight" (the default value), "ipc": [instructions, cycles]
  * value indexes or null, "regions": [names], "files": [{ "label",
  * "path", "state", "tree", "events": [{"name", "source", "reason"}],
- * "threads": [{ "label", "rows": [parent row or -1, region, calls, then
- * per value incl and excl (null: no value)], flat }] }] }. */
+ * "pid", "rank" (null: not MPI), "threads": [{ "label", "tid", "rows":
+ * [parent row or -1, region, calls, then per value incl, excl, min and
+ * max per call (null: no value, or no call ended)], flat }] }],
+ * "totals": the text table's totals section, "samples": the sampled
+ * stacks (samples_data) or null }. */
 #include "report_tree.h"
 
 #include <inttypes.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "reader/cells/report_text.h"
+#include "report_functions.h"
 #include "report_render.h"
 #include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
@@ -28,12 +32,17 @@ static void key(FILE *out, const char *sep, const char *k, const char *v)
 	json_string(out, v);
 }
 
-static void put_value(FILE *out, const struct rowval *rv, bool incl)
+/* A value's incl, excl, then its calls' min and max (null: none ended). */
+static void put_value(FILE *out, const struct rowval *rv, bool minmax)
 {
 	if (!rv->present)
-		fputs(",null", out);
+		fputs(",null,null", out);
 	else
-		fprintf(out, ",%" PRIu64, incl ? rv->st.incl : rv->st.excl);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, rv->st.incl, rv->st.excl);
+	if (!rv->present || !minmax)
+		fputs(",null,null", out);
+	else
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, rv->st.min, rv->st.max);
 }
 
 /* --region and --source in the page, as in the other trees
@@ -90,7 +99,7 @@ static void thread_rows(FILE *out, const struct model *m, size_t i)
 
 	snprintf(label, sizeof(label), "%s [tid %" PRIu64 "]", mt->t->name, mt->t->tid);
 	key(out, "{", "label", label);
-	fputs(", \"rows\": [", out);
+	fprintf(out, ", \"tid\": %" PRIu64 ", \"rows\": [", mt->t->tid);
 	keep_rows(m, mt, &k);
 	for (size_t j = 0; j < mt->t->nrows; j++) {
 		const struct rf_site *s = rep_site(r, mt->t, j);
@@ -108,8 +117,7 @@ static void thread_rows(FILE *out, const struct model *m, size_t i)
 
 			if (k.state[j] == ROW_CONTEXT)
 				rv.st.incl = k.ctx[j * (1 + m->nev) + (size_t)(1 + e)], rv.st.excl = 0;
-			put_value(out, &rv, true);
-			put_value(out, &rv, false);
+			put_value(out, &rv, k.state[j] == ROW_IN && s->calls);
 		}
 	}
 	free(k.state), free(k.index), free(k.ctx);
@@ -127,6 +135,11 @@ static void file_data(FILE *out, const struct model *m, size_t fi)
 	key(out, "{", "label", label);
 	key(out, ", ", "path", r->path);
 	key(out, ", ", "state", r->state_text);
+	fprintf(out, ", \"pid\": %" PRIu64 ", \"rank\": ", r->pid);
+	if (r->mpi)
+		fprintf(out, "%" PRIu32, r->mpi_rank);
+	else
+		fputs("null", out);
 	fprintf(out, ", \"tree\": %s, \"events\": [", r->tree ? "true" : "false");
 	for (size_t e = 0; e < r->nev; e++) {
 		key(out, e ? ", {" : "{", "name", r->ev[e].name);
@@ -160,6 +173,65 @@ static bool *used_regions(const struct model *m)
 	return used;
 }
 
+/* The totals section as the text table prints it (report_totals.c), one
+ * JSON string. */
+static void totals_text(FILE *out, const struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		oom();
+	render_totals(mem, m, false);
+	if (fclose(mem))
+		oom();
+	json_string(out, buf);
+	free(buf);
+}
+
+static void json_names(FILE *out, const char *const *names, size_t n)
+{
+	putc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", out);
+		json_string(out, names[i]);
+	}
+	putc(']', out);
+}
+
+/* Sampled stacks (--sample; --region keeps those taken inside the regions
+ * it selects): null, or { "event", "frames": [names], "regions": [names],
+ * "stacks": [file, tid, region, count, frames outermost first...] }. */
+static void samples_data(FILE *out, const struct model *m)
+{
+	struct sstacks *ss = functions_stacks(m);
+
+	if (!ss->n) {
+		fputs("null", out);
+		functions_stacks_free(ss);
+		return;
+	}
+	key(out, "{", "event", ss->event ? ss->event : "");
+	fputs(", \"frames\": ", out);
+	json_names(out, ss->frames, ss->nframes);
+	fputs(",\n\"regions\": ", out);
+	json_names(out, ss->regions, ss->nregions);
+	fputs(",\n\"stacks\": [", out);
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct sstack *st = &ss->s[i];
+		const struct rep_thread *t = functions_thread(m->files[st->file], st->table);
+
+		fprintf(out, "%s[%zu,%" PRIu64 ",%" PRIu32 ",%" PRIu64, i ? ",\n" : "", st->file,
+			t ? t->tid : 0, st->region, st->count);
+		for (uint32_t k = 0; k < st->nframes; k++)
+			fprintf(out, ",%" PRIu32, st->frame[k]);
+		putc(']', out);
+	}
+	fputs("]}", out);
+	functions_stacks_free(ss);
+}
+
 static void data(FILE *out, const struct model *m)
 {
 	char title[400];
@@ -190,7 +262,11 @@ static void data(FILE *out, const struct model *m)
 		fputs(i ? ",\n" : "", out);
 		file_data(out, m, i);
 	}
-	fputs("]}", out);
+	fputs("],\n\"totals\": ", out);
+	totals_text(out, m);
+	fputs(",\n\"samples\": ", out);
+	samples_data(out, m);
+	fputs("}", out);
 }
 
 /* JSON inside a script element: '<' only ever appears in its strings, where
@@ -222,14 +298,22 @@ void render_html(FILE *out, struct model *m)
 	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
 		"<title>pmcshim: %s</title>\n<style>\n%s</style></head>\n<body>\n"
 		"<h1 id=\"title\"></h1>\n<div id=\"files\" class=\"files\"></div>\n"
+		"<div id=\"errors\" class=\"files\"></div>\n"
+		"<h2>Totals</h2>\n<pre id=\"totals\"></pre>\n"
 		"<h2>Region tree</h2>\n<div class=\"controls\">"
 		"<label>view <select id=\"view\"></select></label>"
 		"<label>weight <select id=\"weight\"></select></label>"
 		"<label>colour <select id=\"color\"><option value=\"region\">region</option>"
 		"<option value=\"ipc\">IPC</option></select></label>"
 		"<button id=\"reset\">whole tree</button> <span id=\"count\" class=\"note\"></span>"
-		"</div>\n<div id=\"flame\"></div>\n"
+		"</div>\n<div id=\"flame\" class=\"flame\"></div>\n"
 		"<h2>Regions</h2>\n<div id=\"table-note\" class=\"note\"></div><div id=\"table\"></div>\n"
+		"<h2>Across ranks and processes</h2>\n<div id=\"spread-note\" class=\"note\"></div>"
+		"<div id=\"spread\"></div>\n"
+		"<h2>Sampled stacks</h2>\n<div id=\"sampled\" class=\"controls\">"
+		"<label>region <select id=\"sregion\"></select></label>"
+		"<button id=\"sreset\">all frames</button> <span id=\"scount\" class=\"note\"></span>"
+		"<div id=\"sflame\" class=\"flame\"></div></div>\n"
 		"<script id=\"pmcshim-data\" type=\"application/json\">", title, report_html_css);
 	put_script_safe(out, buf, len);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", report_html_js);

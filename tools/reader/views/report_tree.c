@@ -10,6 +10,7 @@
 #include "reader/cells/report_escape.h"
 #include "reader/cells/report_labels.h"
 #include "reader/cells/report_text.h"
+#include "report_functions.h"
 #include "report_render.h"
 #include "reader/data/report_incl.h"
 #include "reader/data/report_util.h"
@@ -472,12 +473,19 @@ static void add_weight(const struct tree *t, uint32_t k, void *arg)
 	*total = *total + w < *total ? UINT64_MAX : *total + w;
 }
 
-static void speedscope_profile(FILE *out, struct model *m, const struct tscope *sc,
-			       struct samples *s)
+/* Writes nothing (false) for a scope without a region when skip_empty: a
+ * sampled run without markers has its samples' profiles alone. */
+static bool speedscope_profile(FILE *out, struct model *m, const struct tscope *sc,
+			       struct samples *s, bool skip_empty, bool comma)
 {
 	struct tree *t = tree_build(m, sc->file, sc->thread);
 	uint64_t total = 0;
 
+	if (skip_empty && !t->nshown) {
+		tree_free(t);
+		return false;
+	}
+	fputs(comma ? ",\n" : "", out);
 	each_node(t, add_weight, &total);
 	fputs("    {\"type\": \"sampled\", \"name\": ", out);
 	json_string(out, sc->name[0] ? sc->name : m->nfiles == 1 ? m->files[0]->executable :
@@ -492,11 +500,12 @@ static void speedscope_profile(FILE *out, struct model *m, const struct tscope *
 	each_node(t, sample_weight, s);
 	fputs("]}", out);
 	tree_free(t);
+	return true;
 }
 
 /* The frames: the regions some row is of, so that names no region was
  * measured under (the shim's own calibration regions) are none. */
-static uint32_t *speedscope_frames(FILE *out, const struct model *m)
+static uint32_t *speedscope_frames(FILE *out, const struct model *m, uint32_t *count)
 {
 	uint32_t *frame = xmalloc((m->nregions + 1) * sizeof(*frame)), n = 0;
 
@@ -515,7 +524,82 @@ static uint32_t *speedscope_frames(FILE *out, const struct model *m)
 		putc('}', out);
 		frame[i] = n++;
 	}
+	*count = n;
 	return frame;
+}
+
+/* Sampled stacks (--sample) after the regions' frames, from frame base
+ * on: the functions, then each region a sample was taken in, "[name]",
+ * the root of its samples as in folded-stacks. */
+static void sampled_frames(FILE *out, const struct sstacks *ss, uint32_t base)
+{
+	for (size_t i = 0; i < ss->nframes; i++) {
+		fputs(base + i ? ", {\"name\": " : "{\"name\": ", out);
+		json_string(out, ss->frames[i]);
+		putc('}', out);
+	}
+	for (size_t i = 0; i < ss->nregions; i++) {
+		char *name = xmalloc(strlen(ss->regions[i]) + 3);
+
+		sprintf(name, "[%s]", ss->regions[i]);
+		fputs(base + ss->nframes + i ? ", {\"name\": " : "{\"name\": ", out);
+		json_string(out, name);
+		putc('}', out);
+		free(name);
+	}
+}
+
+/* One sampled profile per thread's table, stacks ss->s[from, to): weights
+ * are samples, a stack's root its region unless it was in none. */
+static void sampled_profile(FILE *out, const struct model *m, const struct sstacks *ss,
+			    size_t from, size_t to, uint32_t base)
+{
+	const struct sstack *first = &ss->s[from];
+	const struct report *r = m->files[first->file];
+	const struct rep_thread *t = functions_thread(r, first->table);
+	uint32_t none = UINT32_MAX;
+	uint64_t total = 0;
+	char name[400];
+
+	for (size_t i = 0; i < ss->nregions; i++)
+		if (!strcmp(ss->regions[i], "(no region)"))
+			none = (uint32_t)i;
+	for (size_t i = from; i < to; i++)
+		total = sat_add64(total, ss->s[i].count);
+	snprintf(name, sizeof(name), "samples (%s): %s [pid %" PRIu64 "] %s [tid %" PRIu64 "]",
+		 ss->event ? ss->event : "-", r->executable, r->pid, t ? t->name : "?",
+		 t ? t->tid : 0);
+	fputs("    {\"type\": \"sampled\", \"name\": ", out);
+	json_string(out, name);
+	fprintf(out, ", \"unit\": \"none\", \"startValue\": 0, \"endValue\": %" PRIu64 ",\n"
+		"     \"samples\": [", total);
+	for (size_t i = from; i < to; i++) {
+		const struct sstack *st = &ss->s[i];
+		bool root = st->region != none;
+
+		fputs(i > from ? ", [" : "[", out);
+		if (root)
+			fprintf(out, "%zu", base + ss->nframes + st->region);
+		for (uint32_t k = 0; k < st->nframes; k++)
+			fprintf(out, "%s%" PRIu32, k || root ? "," : "", base + st->frame[k]);
+		putc(']', out);
+	}
+	fputs("],\n     \"weights\": [", out);
+	for (size_t i = from; i < to; i++)
+		fprintf(out, "%s%" PRIu64, i > from ? ", " : "", ss->s[i].count);
+	fputs("]}", out);
+}
+
+static size_t sampled_profiles(FILE *out, const struct model *m, const struct sstacks *ss,
+			       uint32_t base, size_t written)
+{
+	for (size_t i = 0, j; i < ss->n; i = j) {
+		for (j = i + 1; j < ss->n && ss->s[j].table == ss->s[i].table; j++)
+			;
+		fputs(written++ ? ",\n" : "", out);
+		sampled_profile(out, m, ss, i, j, base);
+	}
+	return written;
 }
 
 void render_speedscope(FILE *out, struct model *m)
@@ -523,17 +607,21 @@ void render_speedscope(FILE *out, struct model *m)
 	struct tscope *sc;
 	size_t n = scopes(m, true, &sc);
 	struct samples s = { out, true, NULL, 0, NULL };
+	struct sstacks *ss = functions_stacks(m);
+	uint32_t nframes;
+	size_t written = 0;
 
 	fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
 	      " \"exporter\": \"" PROG "\", \"name\": ", out);
 	json_string(out, m->nfiles == 1 ? m->files[0]->path : "pmcshim regions");
 	fputs(", \"activeProfileIndex\": 0,\n \"shared\": {\"frames\": [", out);
-	s.frame = speedscope_frames(out, m);
+	s.frame = speedscope_frames(out, m, &nframes);
+	sampled_frames(out, ss, nframes);
 	fputs("]},\n \"profiles\": [\n", out);
-	for (size_t i = 0; i < n; i++) {
-		speedscope_profile(out, m, &sc[i], &s);
-		fputs(i + 1 < n ? ",\n" : "\n", out);
-	}
-	fputs(" ]}\n", out);
+	for (size_t i = 0; i < n; i++)
+		written += speedscope_profile(out, m, &sc[i], &s, ss->n > 0, written > 0);
+	written = sampled_profiles(out, m, ss, nframes, written);
+	fputs(written ? "\n ]}\n" : " ]}\n", out);
+	functions_stacks_free(ss);
 	free(s.path), free(s.frame), free(sc);
 }
