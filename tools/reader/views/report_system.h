@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "reader/data/report_sysdata.h"
+
 struct system_view_opts {
 	bool csv;			/* --format csv */
 	bool intervals;			/* --intervals: a row per interval */
@@ -13,8 +15,6 @@ struct system_view_opts {
 	const char *event;		/* --event: the processes' order, NULL: CPU time */
 };
 
-/* Whether path is a system report (RF_SYSTEM); 0 when not, or unreadable. */
-int system_is_report(const char *path);
 /* The view on out; 0, or 2 after one line on stderr. */
 int system_view(FILE *out, const char *path, const struct system_view_opts *o);
 
