@@ -3,6 +3,7 @@
 #include "report_sysdata.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static int take_entity(struct sys *s, const struct rf_sys_entity *e)
 		return -1;	/* entities come in order */
 	s->ent = grow(s->ent, s->nent, sizeof(*s->ent));
 	memset(&s->ent[s->nent], 0, sizeof(s->ent[0]));
+	s->ent[s->nent].first = s->ent[s->nent].last = SIZE_MAX;
 	s->ent[s->nent++].e = e;
 	return 0;
 }
@@ -47,6 +49,13 @@ static int take_values(struct sys *s, const struct rf_sys_values *v)
 	if (v->busy_ns != UINT64_MAX)
 		e->busy += v->busy_ns;
 	s->val = grow(s->val, s->nval, sizeof(*s->val));
+	s->next = grow(s->next, s->nval, sizeof(*s->next));
+	s->next[s->nval] = SIZE_MAX;
+	if (e->last != SIZE_MAX)
+		s->next[e->last] = s->nval;
+	else
+		e->first = s->nval;
+	e->last = s->nval;
 	s->val[s->nval++] = v;
 	return 0;
 }
@@ -57,8 +66,11 @@ static int take_end(struct sys *s, const struct rf_sys_end *x)
 		return -1;
 	if (x->kind == RF_END_EXITED)
 		s->ent[x->entity].end_ns = x->at_ns;
-	else
-		s->ent[x->entity].offline = x->kind == RF_END_OFFLINE;
+	else if (s->ent[x->entity].e->scope == RF_SCOPE_CPU) {
+		s->ent[x->entity].offline |= x->kind == RF_END_OFFLINE;
+		s->cpuev = grow(s->cpuev, s->ncpuev, sizeof(*s->cpuev));
+		s->cpuev[s->ncpuev++] = x;
+	}
 	return 0;
 }
 
@@ -178,6 +190,28 @@ void sysdata_free(struct sys *s)
 	free(s->ent);
 	free(s->iv);
 	free(s->val);
+	free(s->next);
+	free(s->cpuev);
 	if (s->f.base)
 		rf_close(&s->f);
+}
+
+void sysdata_cpu_spans(FILE *out, const struct sys *s, const char *lead)
+{
+	for (size_t k = 0; k < s->ncpuev; k++) {
+		const struct rf_sys_end *x = s->cpuev[k];
+		size_t b = k + 1;
+
+		if (x->kind != RF_END_OFFLINE)
+			continue;
+		while (b < s->ncpuev && (s->cpuev[b]->entity != x->entity ||
+					 s->cpuev[b]->kind != RF_END_ONLINE))
+			b++;
+		fprintf(out, "%sCPU %" PRIu64 " offline from t=%.2f s", lead,
+			s->ent[x->entity].e->id, sysdata_secs(s, x->at_ns));
+		if (b < s->ncpuev)
+			fprintf(out, " to t=%.2f s\n", sysdata_secs(s, s->cpuev[b]->at_ns));
+		else
+			fputs(" to the end\n", out);
+	}
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "format/reportfile.h"
 
@@ -14,7 +15,8 @@ struct sent {
 	uint64_t v[RF_EVENTS_MAX];	/* totals over the run */
 	uint64_t busy;			/* ns of busy or CPU time */
 	uint64_t end_ns;		/* a process's end, 0: still running */
-	int offline;			/* a CPU: offline at the end */
+	int offline;			/* a CPU: went offline during the run */
+	size_t first, last;		/* its values records (sys.val), SIZE_MAX: none */
 };
 
 struct sys {
@@ -26,8 +28,11 @@ struct sys {
 	uint32_t nent;
 	const struct rf_sys_interval **iv;
 	uint32_t niv;
-	const struct rf_sys_values **val;	/* for --intervals */
+	const struct rf_sys_values **val;	/* in the file's order (by interval) */
+	size_t *next;			/* [k]: the entity's values after val[k], SIZE_MAX: none */
 	size_t nval;
+	const struct rf_sys_end **cpuev;	/* CPUs going offline and coming back */
+	size_t ncpuev;
 };
 
 /* Whether path is a system report (RF_SYSTEM); 0 when not, or unreadable. */
@@ -44,5 +49,8 @@ int sysdata_event(const struct sys *s, const char *name);
 /* The processes, heaviest first (by event's total, else CPU time), in
  * *out (freed by the caller); returns how many. */
 size_t sysdata_processes(const struct sys *s, const struct sent ***out, const char *event);
+/* Where CPUs went offline and came back, one line each on out, each line
+ * begun with lead: "CPU 1 offline from t=0.52 s to t=1.03 s". */
+void sysdata_cpu_spans(FILE *out, const struct sys *s, const char *lead);
 
 #endif

@@ -72,6 +72,7 @@ static void cpu_table(FILE *out, const struct sys *s)
 		busy_pct(out, e->busy, sysdata_run_ns(s));
 		values(out, s, e->v);
 	}
+	sysdata_cpu_spans(out, s, "  * ");
 }
 
 static void when(FILE *out, const struct sys *s, uint64_t ns, int end)
