@@ -276,6 +276,99 @@ else
 	fi
 fi
 
+# --- JSON, --watch and diff of system reports -----------------------------
+# (on the runs above: CPU 1 went offline in $tmp/off; $tmp/off0 counted
+# cpu-clock only)
+if [ ! -s "$tmp/off/system.pmc" ] || [ ! -s "$tmp/off0/system.pmc" ] || ! command -v python3 >/dev/null; then
+	result system_json "skip:needs the runs above (root, 2 CPUs) and python3"
+	result system_diff "skip:needs the runs above (root, 2 CPUs)"
+else
+	# every interval's values add up to the totals, per CPU and per
+	# process; CPU 1's offline span is the table's; every process is there
+	"$R" --format json "$tmp/off/system.pmc" >"$tmp/off.json" 2>&1
+	np=$(grep -c '^process,.*,all,' "$tmp/off.csv")
+	if python3 - "$tmp/off.json" "$span" "$np" >"$tmp/json.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = (float(x) for x in sys.argv[2].split())
+assert d["format"] == "pmcshim-system" and d["version"] == 1, d["format"]
+assert [e["name"] for e in d["events"]] == ["cpu-clock", "page-faults"], d["events"]
+niv = len(d["intervals"])
+assert niv >= 7 and [i["interval"] for i in d["intervals"]] == list(range(niv))
+for x in d["cpus"] + d["processes"]:
+    for ev in ("cpu-clock", "page-faults"):
+        s = sum(i["values"][ev] for i in x["intervals"])
+        assert s == x["values"][ev], (x.get("cpu", x.get("pid")), ev, s, x["values"][ev])
+    assert all(0 <= i["interval"] < niv for i in x["intervals"])
+off = d["cpus"][1]["offline"]
+assert len(off) == 1 and abs(off[0]["from_s"] - a) < 0.006 and abs(off[0]["to_s"] - b) < 0.006, off
+inside = [i for i in d["cpus"][1]["intervals"]
+          if d["intervals"][i["interval"]]["start_s"] >= off[0]["from_s"] - 1e-6
+          and d["intervals"][i["interval"]]["end_s"] <= off[0]["to_s"] + 1e-6]
+assert not inside, inside
+assert d["cpus"][0]["offline"] == []
+assert len(d["processes"]) == int(sys.argv[3]), (len(d["processes"]), sys.argv[3])
+print("ok", niv, "intervals", len(d["processes"]), "processes")
+PY
+	then
+		result system_json ok
+	else
+		result system_json fail "$(tail -3 "$tmp/json.out")" "$(head -c 300 "$tmp/off.json")"
+	fi
+	# diff: CPU rows are each side's CPU totals, a command's rows the sum
+	# of its processes on each side; an event of one side only has no
+	# value on the other; a report against itself is 1.00 everywhere
+	"$R" diff --format csv "$tmp/off/system.pmc" "$tmp/off0/system.pmc" >"$tmp/diff.csv" 2>&1
+	"$R" --format csv "$tmp/off0/system.pmc" >"$tmp/off0.csv" 2>&1
+	cmd=$(awk -F, '$1 == "command" && $3 == "cpu-clock" && $4 != "" && $5 != "" { print $2; exit }' "$tmp/diff.csv")
+	sum() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cpu-clock") k = i }
+		$1 == "process" && $3 == c && $4 == "all" { s += $k } END { print s + 0 }' "$1"; }
+	want="$(csv_col "$tmp/off.csv" cpu 0 cpu-clock),$(csv_col "$tmp/off0.csv" cpu 0 cpu-clock)"
+	got=$(awk -F, '$1 == "cpu" && $2 == 0 && $3 == "cpu-clock" { print $4 "," $5 }' "$tmp/diff.csv")
+	cwant="$(sum "$tmp/off.csv" "$cmd"),$(sum "$tmp/off0.csv" "$cmd")"
+	cgot=$(awk -F, -v c="$cmd" '$1 == "command" && $2 == c && $3 == "cpu-clock" { print $4 "," $5 }' "$tmp/diff.csv")
+	pf=$(awk -F, '$1 == "cpu" && $2 == 0 && $3 == "page-faults" { print $5 "," $6 }' "$tmp/diff.csv")
+	"$R" diff "$tmp/off/system.pmc" "$tmp/off/system.pmc" >"$tmp/self.table" 2>&1
+	notone=$(awk '/^## per/ { on = 1; next } on && NF == 5 && $5 != "ratio" && $5 != "1.00x" && $5 != "-"' "$tmp/self.table" | head -3)
+	if [ -n "$cmd" ] && [ "$got" = "$want" ] && [ "$cgot" = "$cwant" ] && [ "$pf" = "," ] && [ -z "$notone" ] &&
+	   grep -q '^## per CPU' "$tmp/self.table" && "$R" diff --format json "$tmp/off/system.pmc" "$tmp/off0/system.pmc" |
+	   python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["format"] == "pmcshim-system-diff" and d["rows"]'; then
+		result system_diff ok
+	else
+		result system_diff fail "CPU 0 cpu-clock '$got' (want '$want'); command '$cmd' '$cgot' (want '$cwant'); CPU 0 page-faults after,ratio '$pf' (want ','); against itself: '$notone'" \
+			"$(head -5 "$tmp/diff.csv")"
+	fi
+fi
+# --watch on a live run: each interval once, as it closes, its CPUs' rows
+# the file's; it ends with the run
+if [ "$(id -u)" != 0 ]; then
+	result system_watch "skip:needs root (per-CPU counters)"
+else
+	mkfifo "$tmp/wend"
+	"$L" --system -q -I 100 -e cpu-clock,page-faults -o "$tmp/w" -- head -1 "$tmp/wend" >/dev/null 2>"$tmp/w.err" & LP=$!
+	waitfor 300 test -s "$tmp/w/system.pmc"
+	timeout 120 "$R" --watch=0.05 --top 3 "$tmp/w/system.pmc" >"$tmp/watch" 2>&1 & WP=$!
+	blocks() { [ "$(awk '$2 == "cpu" { print $1 }' "$tmp/watch" | sort -u | wc -l)" -ge "$1" ]; }
+	waitfor 300 blocks 4
+	echo end >"$tmp/wend"
+	wait $LP
+	wait $WP
+	wrc=$?
+	"$R" --format csv --intervals "$tmp/w/system.pmc" >"$tmp/w.csv" 2>&1
+	niv=$(intervals "$tmp/w/system.pmc")
+	seen=$(awk '$2 == "cpu" { print $1 }' "$tmp/watch" | sort -u | wc -l)
+	wcpu=$(awk '$2 == "cpu" { print $3, $(NF - 1), $NF }' "$tmp/watch" | sort)
+	fcpu=$(awk -F, '$1 == "cpu" && $4 != "all" { print $2, $5, $6 }' "$tmp/w.csv" | sort)
+	procs=$(awk '$2 == "process"' "$tmp/watch" | wc -l)
+	if [ "$wrc" = 0 ] && [ "$seen" = "$niv" ] && [ "$wcpu" = "$fcpu" ] && [ "$procs" -ge "$niv" ] &&
+	   tail -1 "$tmp/watch" | grep -q "the run ended after $niv intervals$"; then
+		result system_watch ok
+	else
+		result system_watch fail "exit $wrc; $seen intervals shown, $niv in the file; $procs process rows" \
+			"$(head -4 "$tmp/watch")" "$(tail -2 "$tmp/watch")"
+	fi
+fi
+
 # --- without privilege -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" -lt 1 ]; then
 	result unprivileged_refusal_and_own_processes "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 1 (uid $(id -u), paranoid '$paranoid')"
