@@ -307,8 +307,8 @@ static void json_head(FILE *out, const struct sys *s, const char *path)
  * and "version" first, then the run, its events, its intervals, the CPUs
  * and the processes (heaviest first), each with its totals and its values
  * per interval (docs/reading.md, "The system view"). */
-static void json_all(FILE *out, const struct sys *s, const char *path, const struct sent **p,
-		     size_t n, size_t top)
+void system_json(FILE *out, const struct sys *s, const char *path, const struct sent **p,
+		 size_t n, size_t top)
 {
 	const char *sep = "";
 
@@ -355,9 +355,9 @@ int system_view(FILE *out, const char *path, const struct system_view_opts *o)
 		if (o->intervals)
 			interval_rows(out, &s, p, n, top, 1);
 	} else if (o->format == SYS_JSON) {
-		json_all(out, &s, path, p, n, top);
+		system_json(out, &s, path, p, n, top);
 	} else if (o->format == SYS_HTML) {
-		system_html(out, &s, p, n, top);
+		system_html(out, &s, path, p, n, top);
 	} else {
 		header_line(out, &s, path);
 		cpu_table(out, &s);

@@ -26,8 +26,13 @@ int system_watch(FILE *out, const char *path, const struct system_view_opts *o);
  * their ratio (table, csv or json). */
 int system_diff(FILE *out, const char *before, const char *after,
 		const struct system_view_opts *o);
+/* --format json of s: one document, path its "file"; the first top
+ * processes of p (n, heaviest first). */
+void system_json(FILE *out, const struct sys *s, const char *path, const struct sent **p,
+		 size_t n, size_t top);
 /* --format html (report_html_system.c): each CPU's and each top
  * process's values over time. */
-void system_html(FILE *out, const struct sys *s, const struct sent **p, size_t n, size_t top);
+void system_html(FILE *out, const struct sys *s, const char *path, const struct sent **p,
+		 size_t n, size_t top);
 
 #endif
