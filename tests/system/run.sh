@@ -369,6 +369,32 @@ else
 	fi
 fi
 
+# --- the file stays bounded: processes that cannot be followed -----------
+# Out of descriptors (a limit of 100: 36 for counters), most
+# processes cannot be followed: each is counted once, and takes no room
+# in the file, however many intervals it is seen again in (before, each
+# was a new entity, and counted again, every interval).
+if [ "$(id -u)" != 0 ]; then
+	result unfollowed_once "skip:needs root (every process in /proc)"
+else
+	nproc0=$(ls /proc | grep -c '^[0-9]')
+	(ulimit -n 100 && "$L" --system -q -I 50 -e cpu-clock,context-switches,page-faults \
+		--duration 1 -o "$tmp/nofd" 2>"$tmp/nofd.err")
+	"$R" --format csv "$tmp/nofd/system.pmc" >"$tmp/nofd.csv" 2>&1
+	unf=$(sed -n 's/^pmcshim: --system: \([0-9]*\) processes could not be followed.*/\1/p' "$tmp/nofd.err")
+	twice=$(awk -F, '$1 == "process" && $4 == "all" { print $2 }' "$tmp/nofd.csv" | sort | uniq -d | wc -l)
+	rows=$(grep -c '^process,.*,all,' "$tmp/nofd.csv")
+	niv=$(intervals "$tmp/nofd/system.pmc")
+	# (pids reused within the second: a few at most)
+	if [ -n "$unf" ] && [ "$unf" -le $((nproc0 + 100)) ] && [ "$twice" -le 3 ] &&
+	   [ "$rows" -le $((nproc0 + 100)) ] && [ "${niv:-0}" -ge 5 ]; then
+		result unfollowed_once ok
+	else
+		result unfollowed_once fail "$unf unfollowed, $rows process rows ($twice pids twice) in $niv intervals, with $nproc0 processes on the machine" \
+			"$(cat "$tmp/nofd.err")"
+	fi
+fi
+
 # --- without privilege -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" -lt 1 ]; then
 	result unprivileged_refusal_and_own_processes "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 1 (uid $(id -u), paranoid '$paranoid')"

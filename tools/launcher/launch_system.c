@@ -356,8 +356,9 @@ static int open_run(struct launch *l, struct systate *s, int ncpus, unsigned cha
 	for (int c = 0; s->cpu_wide && c < ncpus; c++) {
 		struct sysent *e;
 
-		if (!on[c] || !(e = sys_add(s, RF_SCOPE_CPU, (uint64_t)c, run ? run->start_ns : 0, "")))
+		if (!on[c] || !(e = sys_slot(s, RF_SCOPE_CPU, (uint64_t)c)))
 			continue;
+		sys_record(s, e, run ? run->start_ns : 0, "");
 		/* one offline from the start says so, as one that goes later */
 		if (!cpu_online(c) || sys_open_cpu(s, e) != 0)
 			cpu_event(s, e, RF_END_OFFLINE, run ? run->start_ns : sys_now_ns());
