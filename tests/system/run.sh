@@ -395,6 +395,32 @@ else
 	fi
 fi
 
+# --- the file stays bounded: its bound reached ----------------------------
+# PMCSHIM_TEST_SYSFILE_MAX (tests only) stands for the 1 GiB bound: at
+# 32 KiB a few intervals fill it; the run goes on a few intervals more.
+# The file stops there, the launcher says so once, the reader says what
+# was dropped and from when.
+if [ "$(id -u)" != 0 ]; then
+	result bound_reached_said "skip:needs root (per-CPU counters)"
+else
+	PMCSHIM_TEST_SYSFILE_MAX=32768 "$L" --system -q -I 10 -e cpu-clock,page-faults \
+		-o "$tmp/full" 2>"$tmp/full.err" & LP=$!
+	waitfor 600 said "$tmp/full.err" 'reached its bound'
+	kill -INT $LP; wait $LP
+	size=$(stat -c %s "$tmp/full/system.pmc")
+	"$R" "$tmp/full/system.pmc" >"$tmp/full.table" 2>&1
+	"$R" --format json "$tmp/full/system.pmc" >"$tmp/full.json" 2>&1
+	said=$(grep -c '^pmcshim: --system: the report reached its bound (32768 bytes): what is counted from now on is not recorded$' "$tmp/full.err")
+	if [ "$size" -le 32768 ] && [ "$said" = 1 ] &&
+	   grep -q '^#   the file reached its bound: [1-9][0-9]* records dropped, nothing recorded after t=' "$tmp/full.table" &&
+	   grep -q '"full": true, "dropped": [1-9]' "$tmp/full.json"; then
+		result bound_reached_said ok
+	else
+		result bound_reached_said fail "size $size (want <= 32768), said $said times" \
+			"$(cat "$tmp/full.err")" "$(head -4 "$tmp/full.table")"
+	fi
+fi
+
 # --- without privilege -------------------------------------------------
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null || [ "${paranoid:-0}" -lt 1 ]; then
 	result unprivileged_refusal_and_own_processes "skip:needs root (to drop to nobody), setpriv and perf_event_paranoid >= 1 (uid $(id -u), paranoid '$paranoid')"

@@ -233,11 +233,11 @@ static void close_interval(struct systate *s, uint64_t start_ns, uint64_t end_ns
 {
 	struct rf_sys_interval *r = sysfile_append(&s->file, RF_SYS_INTERVAL, sizeof(*r));
 
+	s->followed_sum += s->followed;	/* (also once the file is full) */
 	if (r) {
 		r->index = s->interval, r->cpus_online = online;
 		r->start_ns = start_ns, r->end_ns = end_ns;
 		r->followed = s->followed;
-		s->followed_sum += s->followed;
 		r->unfollowed = (uint32_t)(s->unfollowed_total > UINT32_MAX ? UINT32_MAX :
 					   s->unfollowed_total);
 		sysfile_publish(&s->file, r);

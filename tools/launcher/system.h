@@ -16,6 +16,7 @@ struct sysfile {
 	int fd;
 	unsigned char *base;		/* SYSFILE_RESERVE bytes of address space */
 	uint64_t size;			/* the file's size now */
+	uint64_t cap;			/* its bound: SYSFILE_RESERVE, less in a test */
 	uint64_t tail;
 	struct rf_header *h;
 };

@@ -27,6 +27,10 @@ static void header_line(FILE *out, const struct sys *s, const char *path)
 		fprintf(out, " %s%s%s%s", s->ev[i]->name, s->ev[i]->reason[0] ? " (n/a: " : "",
 			s->ev[i]->reason, s->ev[i]->reason[0] ? ")" : "");
 	fputc('\n', out);
+	if (s->f.h->flags & RF_FULL)
+		fprintf(out, "#   the file reached its bound: %" PRIu64 " records dropped, nothing "
+			"recorded after t=%.2f s (the last interval's end)\n",
+			s->f.h->dropped[RF_DROP_FULL], (double)sysdata_run_ns(s) / 1e9);
 	if (s->niv && s->iv[s->niv - 1]->unfollowed)
 		fprintf(out, "#   %u processes could not be followed (descriptors or rights)\n",
 			s->iv[s->niv - 1]->unfollowed);
