@@ -322,7 +322,7 @@ PY
 	"$R" --format csv "$tmp/off0/system.pmc" >"$tmp/off0.csv" 2>&1
 	cmd=$(awk -F, '$1 == "command" && $3 == "cpu-clock" && $4 != "" && $5 != "" { print $2; exit }' "$tmp/diff.csv")
 	sum() { awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "cpu-clock") k = i }
-		$1 == "process" && $3 == c && $4 == "all" { s += $k } END { print s + 0 }' "$1"; }
+		$1 == "process" && $3 == c && $4 == "all" { s += $k } END { printf "%.0f\n", s }' "$1"; }
 	want="$(csv_col "$tmp/off.csv" cpu 0 cpu-clock),$(csv_col "$tmp/off0.csv" cpu 0 cpu-clock)"
 	got=$(awk -F, '$1 == "cpu" && $2 == 0 && $3 == "cpu-clock" { print $4 "," $5 }' "$tmp/diff.csv")
 	cwant="$(sum "$tmp/off.csv" "$cmd"),$(sum "$tmp/off0.csv" "$cmd")"
