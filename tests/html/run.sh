@@ -84,13 +84,36 @@ NODE_PATH=$NM/node_modules timeout 300 node tests/html/check.js "$CHROMIUM" \
 	"$tmp/tree.html" "$tmp/big.html" $BIG "$LIMIT_MS" "$tmp/ranks.html" "$tmp/nopmu.html" \
 	"$tmp/nopmu.csv" "$tmp/sampled.html" "$tmp/solve.html" >"$tmp/out" 2>&1
 rc=$?
-while read -r word rest; do
-	case $word in
-	ok) ok "$rest" ;;
-	FAIL) fail "$rest" ;;
-	SKIP) skip "$rest" "" ;;
-	*) echo "    $word $rest" ;;
-	esac
-done <"$tmp/out"
+# results FILE: a driver's lines as results
+results() {
+	while read -r word rest; do
+		case $word in
+		ok) ok "$rest" ;;
+		FAIL) fail "$rest" ;;
+		SKIP) skip "$rest" "" ;;
+		*) echo "    $word $rest" ;;
+		esac
+	done <"$1"
+}
+results "$tmp/out"
 [ $rc = 0 ] || fail html-driver "node exited $rc"
+
+# The system report's page (report_html_system.c): a run of the launcher
+# with CPU 1 offline from its start (PMCSHIM_TEST_SYSFS, for tests only).
+if [ "$(id -u)" != 0 ] || [ "$(nproc)" -lt 2 ] || [ ! -x "$B/pmcshim" ]; then
+	skip html-system "needs root, 2 CPUs (per-CPU counters) and $B/pmcshim"
+else
+	mkdir -p "$tmp/sysfs/devices/system/cpu/cpu1"
+	echo 0 >"$tmp/sysfs/devices/system/cpu/cpu1/online"
+	PMCSHIM_TEST_SYSFS=$tmp/sysfs "$B/pmcshim" --system -q -I 100 -e cpu-clock,page-faults \
+		--duration 0.6 -o "$tmp/sys" 2>"$tmp/sys.err"
+	"$R" --format html --top 5 "$tmp/sys/system.pmc" >"$tmp/sys.html" &&
+		"$R" --format json --top 5 "$tmp/sys/system.pmc" >"$tmp/sys.json" ||
+		fail html-system-written "$(cat "$tmp/sys.err")"
+	NODE_PATH=$NM/node_modules timeout 120 node tests/html/system.js "$CHROMIUM" \
+		"$tmp/sys.html" "$tmp/sys.json" >"$tmp/sysout" 2>&1
+	rc=$?
+	results "$tmp/sysout"
+	[ $rc = 0 ] || fail html-system-driver "node exited $rc"
+fi
 finish

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -37,13 +38,26 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The file's bound: SYSFILE_RESERVE, or PMCSHIM_TEST_SYSFILE_MAX bytes
+ * (for the tests only: docs/man/pmcshim.1), so that a test fills it. */
+static uint64_t bound(void)
+{
+	const char *v = getenv("PMCSHIM_TEST_SYSFILE_MAX");
+	char *end;
+	unsigned long long n = v ? strtoull(v, &end, 10) : 0;
+
+	return v && *v && !*end && n >= 4096 && n < SYSFILE_RESERVE ? (uint64_t)n : SYSFILE_RESERVE;
+}
+
 static int grow(struct sysfile *f, uint64_t need)
 {
 	uint64_t size = f->size;
 
 	while (size < need)
 		size += SYSFILE_STEP;
-	if (size > SYSFILE_RESERVE || ftruncate(f->fd, (off_t)size) != 0)
+	if (size > f->cap)
+		size = f->cap;
+	if (size < need || ftruncate(f->fd, (off_t)size) != 0)
 		return -1;
 	f->size = size;
 	return 0;
@@ -90,8 +104,9 @@ int sysfile_create(struct sysfile *f, const char *path, const struct event_list 
 		fprintf(stderr, LAUNCHER ": %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	f->cap = bound();
 	f->base = mmap(NULL, SYSFILE_RESERVE, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
-	if (f->base == MAP_FAILED || grow(f, SYSFILE_STEP) != 0) {
+	if (f->base == MAP_FAILED || grow(f, RF_HEADER_SIZE) != 0) {
 		fprintf(stderr, LAUNCHER ": %s: cannot map it: %s\n", path, strerror(errno));
 		close(f->fd);
 		return -1;
@@ -122,6 +137,10 @@ void *sysfile_append(struct sysfile *f, uint16_t type, size_t size)
 	struct rf_record *r;
 
 	if (f->tail + n > f->size && grow(f, f->tail + n) != 0) {
+		if (!(f->h->flags & RF_FULL))	/* said once, when it happens */
+			fprintf(stderr, LAUNCHER ": --system: the report reached its bound (%llu "
+				"bytes): what is counted from now on is not recorded\n",
+				(unsigned long long)f->cap);
 		f->h->flags |= RF_FULL;
 		__atomic_fetch_add(&f->h->dropped[RF_DROP_FULL], 1, __ATOMIC_RELAXED);
 		return NULL;

@@ -142,10 +142,8 @@ void sys_read(const struct systate *s, const struct sysent *e, uint64_t *v)
 	}
 }
 
-struct sysent *sys_add(struct systate *s, int scope, uint64_t id, uint64_t start_ns,
-		       const char *command)
+struct sysent *sys_slot(struct systate *s, int scope, uint64_t id)
 {
-	struct rf_sys_entity *r;
 	struct sysent *e;
 
 	if (s->nent == s->cent) {
@@ -156,18 +154,24 @@ struct sysent *sys_add(struct systate *s, int scope, uint64_t id, uint64_t start
 			return NULL;
 		s->ent = n, s->cent = c;
 	}
-	e = &s->ent[s->nent];
+	e = &s->ent[s->nent++];
 	memset(e, 0, sizeof(*e));
-	e->index = s->nent++;
 	e->scope = scope, e->id = id;
 	e->last_busy = UINT64_MAX;
+	return e;
+}
+
+void sys_record(struct systate *s, struct sysent *e, uint64_t start_ns, const char *command)
+{
+	struct rf_sys_entity *r;
+
+	e->index = s->nindex++;
 	if ((r = sysfile_append(&s->file, RF_SYS_ENTITY, sizeof(*r)))) {
-		r->index = e->index, r->scope = (uint32_t)scope, r->id = id;
+		r->index = e->index, r->scope = (uint32_t)e->scope, r->id = e->id;
 		r->start_ns = start_ns, r->seen_ns = sys_now_ns();
 		snprintf(r->command, sizeof(r->command), "%s", command);
 		sysfile_publish(&s->file, r);
 	}
-	return e;
 }
 
 void sys_write_values(struct systate *s, struct sysent *e, uint64_t busy)
@@ -250,13 +254,15 @@ static void read_comm(uint64_t pid, char *out, size_t len)
 static struct sysent *find_process(struct systate *s, uint64_t pid, uint64_t start)
 {
 	for (uint32_t k = 0; k < s->nent; k++)
-		if (s->ent[k].scope == RF_SCOPE_PROCESS && s->ent[k].alive && s->ent[k].id == pid &&
+		if (s->ent[k].scope == RF_SCOPE_PROCESS && s->ent[k].id == pid &&
 		    s->ent[k].proc_start == start)
 			return &s->ent[k];
 	return NULL;
 }
 
-/* A process found for the first time: followed from now. */
+/* A process found for the first time: followed from now, and then in
+ * the file; one that no counter could follow is remembered (counted once,
+ * never in the file) until it ends. */
 static void follow(struct systate *s, uint64_t pid, uint64_t start, uint64_t cpu_ns)
 {
 	char path[64], comm[64];
@@ -267,8 +273,7 @@ static void follow(struct systate *s, uint64_t pid, uint64_t start, uint64_t cpu
 	snprintf(path, sizeof(path), "/proc/%llu", (unsigned long long)pid);
 	if (s->own_only && (stat(path, &st) != 0 || st.st_uid != s->uid))
 		return;
-	read_comm(pid, comm, sizeof(comm));
-	if (!(e = sys_add(s, RF_SCOPE_PROCESS, pid, start * (1000000000u / (uint64_t)tck), comm)))
+	if (!(e = sys_slot(s, RF_SCOPE_PROCESS, pid)))
 		return;
 	e->proc_start = start;
 	e->cpu_ns = cpu_ns;
@@ -277,11 +282,14 @@ static void follow(struct systate *s, uint64_t pid, uint64_t start, uint64_t cpu
 		uint64_t now, cpu;
 
 		sys_close(e);
+		e->refused = 1;
 		/* one that ended meanwhile was not refused */
 		if (proc_stat(pid, &now, &cpu) == 0 && now == start)
 			s->unfollowed_total++;
 		return;
 	}
+	read_comm(pid, comm, sizeof(comm));
+	sys_record(s, e, start * (1000000000u / (uint64_t)tck), comm);
 	e->last_busy = e->cpu_ns;
 }
 
@@ -324,15 +332,20 @@ void sys_scan(struct systate *s, uint64_t end_ns)
 	}
 	if (d)
 		closedir(d);
+	/* the ended write their last values and leave the array: the
+	 * launcher's memory and its work per interval follow the processes
+	 * alive, not those it ever saw */
 	s->followed = 0;
-	for (uint32_t k = 0; k < s->nent; k++) {
+	for (uint32_t k = 0; k < s->nent;) {
 		struct sysent *e = &s->ent[k];
 
-		if (e->scope != RF_SCOPE_PROCESS || !e->alive)
+		if (e->scope != RF_SCOPE_PROCESS || e->seen) {
+			s->followed += e->scope == RF_SCOPE_PROCESS && e->alive;
+			k++;
 			continue;
-		if (!e->seen)
+		}
+		if (e->alive)
 			ended(s, e, end_ns);
-		else
-			s->followed++;
+		*e = s->ent[--s->nent];
 	}
 }

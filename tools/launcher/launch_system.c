@@ -110,12 +110,18 @@ static int raise_fd_limit(void)
 	return r.rlim_cur > INT_MAX ? INT_MAX : (int)r.rlim_cur;
 }
 
+/* Whether cpu is online: read every interval. PMCSHIM_TEST_SYSFS, for
+ * the tests only (docs/testing.md), stands for /sys there: a CPU can then
+ * go offline and come back in a test without taking it from the machine. */
 static int cpu_online(int cpu)
 {
-	char path[80], c = '1';
+	static const char *sysfs;
+	char path[PATH_MAX], c = '1';
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	if (!sysfs && !(sysfs = getenv("PMCSHIM_TEST_SYSFS")))
+		sysfs = "/sys";
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/online", sysfs, cpu);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 1;	/* cpu0 often has no such file: always online */
 	if (read(fd, &c, 1) != 1)
@@ -145,19 +151,20 @@ static void cpu_busy(uint64_t *busy, int ncpus)
 		fclose(f);
 }
 
-static void cpu_event(struct systate *s, struct sysent *e, uint32_t kind)
+static void cpu_event(struct systate *s, struct sysent *e, uint32_t kind, uint64_t at_ns)
 {
 	struct rf_sys_end *r = sysfile_append(&s->file, RF_SYS_END, sizeof(*r));
 
 	if (r) {
-		r->entity = e->index, r->kind = kind, r->at_ns = sys_now_ns();
+		r->entity = e->index, r->kind = kind, r->at_ns = at_ns;
 		sysfile_publish(&s->file, r);
 	}
 }
 
 /* The CPUs' values, and CPUs that went or came (said in the report and on
- * stderr). Returns the CPUs online. */
-static uint32_t cpus_interval(struct systate *s, int ncpus)
+ * stderr, at end_ns: the interval's end, where a CPU's values stop or its
+ * next interval's begin). Returns the CPUs online. */
+static uint32_t cpus_interval(struct systate *s, int ncpus, uint64_t end_ns)
 {
 	uint64_t *busy = calloc((size_t)ncpus, sizeof(*busy));
 	uint32_t online = 0;
@@ -174,12 +181,12 @@ static uint32_t cpus_interval(struct systate *s, int ncpus)
 		if (e->alive && !on) {
 			sys_write_values(s, e, UINT64_MAX);
 			sys_close(e);
-			cpu_event(s, e, RF_END_OFFLINE);
+			cpu_event(s, e, RF_END_OFFLINE, end_ns);
 			fprintf(stderr, LAUNCHER ": --system: CPU %llu went offline\n",
 				(unsigned long long)e->id);
 		} else if (!e->alive && on && sys_open_cpu(s, e) == 0) {
 			memset(e->last, 0, sizeof(e->last));	/* new counters start at 0 */
-			cpu_event(s, e, RF_END_ONLINE);
+			cpu_event(s, e, RF_END_ONLINE, end_ns);
 			fprintf(stderr, LAUNCHER ": --system: CPU %llu came online\n",
 				(unsigned long long)e->id);
 		} else if (e->alive) {
@@ -226,11 +233,11 @@ static void close_interval(struct systate *s, uint64_t start_ns, uint64_t end_ns
 {
 	struct rf_sys_interval *r = sysfile_append(&s->file, RF_SYS_INTERVAL, sizeof(*r));
 
+	s->followed_sum += s->followed;	/* (also once the file is full) */
 	if (r) {
 		r->index = s->interval, r->cpus_online = online;
 		r->start_ns = start_ns, r->end_ns = end_ns;
 		r->followed = s->followed;
-		s->followed_sum += s->followed;
 		r->unfollowed = (uint32_t)(s->unfollowed_total > UINT32_MAX ? UINT32_MAX :
 					   s->unfollowed_total);
 		sysfile_publish(&s->file, r);
@@ -349,9 +356,12 @@ static int open_run(struct launch *l, struct systate *s, int ncpus, unsigned cha
 	for (int c = 0; s->cpu_wide && c < ncpus; c++) {
 		struct sysent *e;
 
-		if (on[c] && (e = sys_add(s, RF_SCOPE_CPU, (uint64_t)c, run ? run->start_ns : 0, "")) &&
-		    cpu_online(c))
-			sys_open_cpu(s, e);
+		if (!on[c] || !(e = sys_slot(s, RF_SCOPE_CPU, (uint64_t)c)))
+			continue;
+		sys_record(s, e, run ? run->start_ns : 0, "");
+		/* one offline from the start says so, as one that goes later */
+		if (!cpu_online(c) || sys_open_cpu(s, e) != 0)
+			cpu_event(s, e, RF_END_OFFLINE, run ? run->start_ns : sys_now_ns());
 	}
 	return 0;
 }
@@ -399,7 +409,7 @@ int launch_system(struct launch *l)
 		child_ended = 0;
 		last = stop_signal || child < 0 ||
 		       (l->sys.duration > 0 && end >= start + (uint64_t)(l->sys.duration * 1e9));
-		online = cpus_interval(&s, ncpus);
+		online = cpus_interval(&s, ncpus, end);
 		processes_interval(&s, end);
 		close_interval(&s, t0, end, online), t0 = end;
 		if (last)

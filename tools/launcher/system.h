@@ -16,6 +16,7 @@ struct sysfile {
 	int fd;
 	unsigned char *base;		/* SYSFILE_RESERVE bytes of address space */
 	uint64_t size;			/* the file's size now */
+	uint64_t cap;			/* its bound: SYSFILE_RESERVE, less in a test */
 	uint64_t tail;
 	struct rf_header *h;
 };
@@ -41,6 +42,7 @@ struct sysent {
 	uint64_t id;			/* CPU or pid */
 	uint64_t proc_start;		/* field 22 of /proc/PID/stat */
 	int alive;			/* counting (a process not yet ended, a CPU online) */
+	int refused;			/* a process no counter could follow: not tried again */
 	int seen;			/* found by the last scan */
 	int nfd;			/* nevents per task followed */
 	int *fd;			/* -1 where an event did not open */
@@ -56,8 +58,9 @@ struct systate {
 	int own_only;			/* the user's own processes only */
 	uid_t uid;
 	uint32_t interval;		/* the interval being counted */
-	struct sysent *ent;
+	struct sysent *ent;		/* the CPUs and the processes alive or refused now */
 	uint32_t nent, cent;
+	uint32_t nindex;		/* entity records written (the next one's index) */
 	uint32_t followed, unfollowed;	/* processes, this interval */
 	uint64_t unfollowed_total;	/* processes never followed, the whole run */
 	uint64_t followed_sum;		/* followed, summed over the intervals */
@@ -77,9 +80,10 @@ void sys_close(struct sysent *e);
 int sys_try(struct systate *s, int i, int cpu);
 /* Totals of e's counters now (scaled where multiplexed) into v. */
 void sys_read(const struct systate *s, const struct sysent *e, uint64_t *v);
-/* A new entity record (and its slot in s->ent); NULL when out of memory. */
-struct sysent *sys_add(struct systate *s, int scope, uint64_t id, uint64_t start_ns,
-		       const char *command);
+/* A new entity's slot in s->ent (NULL when out of memory), then its record
+ * in the file (and its index) once it is followed. */
+struct sysent *sys_slot(struct systate *s, int scope, uint64_t id);
+void sys_record(struct systate *s, struct sysent *e, uint64_t start_ns, const char *command);
 /* Rescan /proc: new processes followed, ended ones closed with their
  * last values; end_ns: the interval's end. */
 void sys_scan(struct systate *s, uint64_t end_ns);

@@ -486,24 +486,40 @@ static int diff(struct report **files, const struct runs *in, char **args,
 	return rc;
 }
 
-/* A report of pmcshim --system: its own view, table or CSV. */
-static int read_system(char **path, size_t n, const struct opts *o)
+/* Reports of pmcshim --system: their own views (report_system.c). */
+static int read_system(char **path, size_t n, const struct opts *o, bool is_diff)
 {
-	struct system_view_opts so = { .csv = o->format == F_CSV, .intervals = intervals,
-				       .top = o->top, .event = o->event };
+	static const int as[] = { [F_TABLE] = SYS_TABLE, [F_CSV] = SYS_CSV, [F_JSON] = SYS_JSON,
+				  [F_HTML] = SYS_HTML, [F_FOLDED] = -1, [F_JSON_TABLE] = -1,
+				  [F_FOLDED_STACKS] = -1, [F_SPEEDSCOPE] = -1 };
+	struct system_view_opts so = { .format = (enum system_format)as[o->format],
+				       .intervals = intervals, .top = o->top, .event = o->event,
+				       .watch = o->watch };
 
-	if (n != 1 || (o->format != F_TABLE && o->format != F_CSV) || o->watch > 0) {
-		fputs(PROG ": a system report is read alone, as a table or --format csv\n", stderr);
+	if (as[o->format] < 0 || (is_diff && o->format == F_HTML) || (o->watch > 0 && is_diff)) {
+		fputs(PROG ": a system report reads as a table, --format csv, json or html (diff: "
+		      "table, csv or json; --watch: a table)\n", stderr);
 		return 2;
 	}
-	return system_view(stdout, path[0], &so);
+	if (is_diff) {
+		if (n != 2 || !system_is_report(path[0]) || !system_is_report(path[1])) {
+			fputs(PROG ": diff: a system report is compared with another one\n", stderr);
+			return 2;
+		}
+		return system_diff(stdout, path[0], path[1], &so);
+	}
+	if (n != 1) {
+		fputs(PROG ": a system report is read alone\n", stderr);
+		return 2;
+	}
+	return o->watch > 0 ? system_watch(stdout, path[0], &so) : system_view(stdout, path[0], &so);
 }
 
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
 	struct opts o = { .symbolize = true };
-	bool is_diff = argc > 1 && !strcmp(argv[1], "diff");
+	bool is_diff = argc > 1 && !strcmp(argv[1], "diff"), sys;
 	struct report **files;
 	struct runs in = { 0 };
 	char **args;
@@ -533,7 +549,10 @@ int main(int argc, char **argv)
 		      "for more)\n", stderr);
 		goto out;
 	}
-	if (refused(&o, is_diff)) {
+	/* (a system report's views take --top with --watch and html) */
+	sys = system_is_report(argv[optind + is_diff]) ||
+	      (is_diff && n == 2 && system_is_report(argv[optind + 2]));
+	if (!sys && refused(&o, is_diff)) {
 		fprintf(stderr, PROG ": %s\n", refused(&o, is_diff));
 		goto out;
 	}
@@ -553,8 +572,9 @@ int main(int argc, char **argv)
 	args = argv + is_diff + optind;
 	if (runs_expand(&in, args, n))
 		goto out;
-	if (!is_diff && in.n >= 1 && system_is_report(in.path[0])) {
-		rc = read_system(in.path, in.n, &o);
+	if (in.n >= 1 && (system_is_report(in.path[0]) ||
+			  (is_diff && in.n == 2 && system_is_report(in.path[1])))) {
+		rc = read_system(in.path, in.n, &o, is_diff);
 		goto out;
 	}
 	if (runs_take_jobs(&in, &jobs, &njobs) != 0)

@@ -20,6 +20,8 @@ READER_SRC += tools/reader/data/report_incl.c tools/reader/data/report_values.c
 READER_SRC += tools/reader/cells/report_labels.c
 READER_SRC += tools/reader/views/report_functions.c
 READER_SRC += tools/reader/views/report_system.c
+READER_SRC += tools/reader/data/report_sysdata.c
+READER_SRC += tools/reader/views/report_html_system.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
@@ -65,6 +67,17 @@ $(B)/tools/report_html_assets.c: $(HTML_ASSETS) | $(B)/tools
 $(B)/tools/report_html_assets.o: $(B)/tools/report_html_assets.c
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
 
+# The system report's page script (report_html_system.c), the same way.
+READER_OBJ += $(B)/tools/report_html_system_js.o
+
+$(B)/tools/report_html_system_js.c: tools/reader/views/report_html_system.js | $(B)/tools
+	@! grep -il '</script' $< || { echo "$< would end the page's element early"; exit 1; }
+	{ echo "const char report_html_system_js[] ="; \
+	  sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/"/; s/$$/\\n"/' $<; echo ";"; } >$@
+
+$(B)/tools/report_html_system_js.o: $(B)/tools/report_html_system_js.c
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -c $< -o $@
+
 $(B)/pmcshim-report: $(READER_OBJ)
 	$(CC) $(CFLAGS) -o $@ $(READER_OBJ) $(READER_LIBS)
 
@@ -97,6 +110,7 @@ CLANG ?= clang
 HAVE_CLANG := $(if $(CROSS),,$(shell command -v $(CLANG) 2>/dev/null))
 FUZZ_SRC := tests/reader/fuzz_report.c $(filter-out tools/reader/pmcshim-report.c,$(READER_SRC)) \
 	$(B)/tools/report_html_assets.c
+FUZZ_SRC += $(B)/tools/report_html_system_js.c
 
 $(B)/tests/reader/fuzz_report: $(FUZZ_SRC) $(READER_HDR) | $(B)/tests/reader
 	$(CLANG) -std=c11 -Wall -Wextra -Werror $(DEFS) -DPMCSHIM_NO_SYMBOLIZE -Itools -Ipreload \
