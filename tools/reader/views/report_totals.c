@@ -336,6 +336,28 @@ static void ptotal_free(struct ptotal *p)
 	p->from_job = NULL;
 }
 
+void totals_values(const struct model *m, size_t f, struct total_values *out)
+{
+	struct ptotal p;
+
+	ptotal_of(m, f, &p);
+	memset(out, 0, sizeof(*out));
+	out->nproc = p.nproc, out->nreports = p.nreports, out->nthreads = p.nthreads;
+	out->has_wall = p.has_wall, out->wall_ns = p.wall_ns;
+	out->has_cpu = p.cpu_have > 0, out->cpu_ns = p.cpu_ns;
+	out->value = xcalloc(m->nev + 1, sizeof(*out->value));
+	out->have = xcalloc(m->nev + 1, sizeof(*out->have));
+	for (size_t e = 0; e < m->nev; e++)
+		out->value[e] = p.ev[e].value, out->have[e] = p.ev[e].have > 0;
+	ptotal_free(&p);
+}
+
+void totals_values_free(struct total_values *v)
+{
+	free(v->value), free(v->have);
+	v->value = NULL, v->have = NULL;
+}
+
 /* running / enabled summed (1: always counting); false without times. */
 static bool tval_coverage(const struct tval *v, double *out)
 {
