@@ -20,6 +20,7 @@ READER_SRC += tools/reader/data/report_incl.c tools/reader/data/report_values.c
 READER_SRC += tools/reader/cells/report_labels.c
 READER_SRC += tools/reader/views/report_functions.c
 READER_SRC += tools/reader/views/report_system.c
+READER_SRC += tools/reader/views/report_commands.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))
