@@ -24,7 +24,7 @@ golden processes-heaviest --totals build1
 # the rows of the per-process table: their cpu column, in order
 awk '/^## totals per process/ { on = 1; getline; next } on && /^ *[0-9]+ / { print $(NF - 6) }
 	on && /^$/ { exit }' "$tmp/procs" >"$tmp/cpus"
-expect processes-heaviest-title "$(grep -c '^## totals per process, the heaviest by CPU time, heaviest first' "$tmp/procs")" 1
+expect processes-heaviest-title "$(grep -c '^## totals per process, the 10 heaviest by CPU time, heaviest first' "$tmp/procs")" 1
 expect processes-heaviest-rows "$(wc -l <"$tmp/cpus" | tr -d ' ')" 10
 if sort -g -r -c "$tmp/cpus" 2>/dev/null; then ok processes-heaviest-order
 else fail processes-heaviest-order "$(tr '\n' ' ' <"$tmp/cpus")"; fi

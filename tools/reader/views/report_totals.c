@@ -793,9 +793,12 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## totals per process, %s (each by the shim in its threads, from its "
-		"exec)\n", rest.nreports ? "the heaviest by CPU time, heaviest first (--by-process: "
-		"all; --by-command: per executable)" : "in the order they started");
+	if (rest.nreports)
+		fprintf(out, "\n## totals per process, the %zu heaviest by CPU time, heaviest first "
+			"(--by-process: all; --by-command: per executable)", nrows);
+	else
+		fprintf(out, "\n## totals per process, in the order they started");
+	fprintf(out, "; each by the shim in its threads, from its exec\n");
 	tbl_print(&t, out);
 	if (any_elided(cmd, m->nfiles))
 		fprintf(out, "command: … stands for arguments that every process of the same "
