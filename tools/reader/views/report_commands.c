@@ -8,13 +8,6 @@
 #include "reader/cells/report_escape.h"
 #include "report_render.h"
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* ---- grouping ------------------------------------------------------------ */
 
 static const struct model *sort_model;
@@ -68,10 +61,10 @@ static int cmp_command(const void *a, const void *b)
 static void name_commands(struct command *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		c[i].shown = base_name(c[i].executable);
+		c[i].shown = path_base(c[i].executable);
 		for (size_t j = 0; j < n; j++)
 			if (strcmp(c[i].executable, c[j].executable) &&
-			    !strcmp(c[i].shown, base_name(c[j].executable)))
+			    !strcmp(c[i].shown, path_base(c[j].executable)))
 				c[i].shown = c[i].executable;
 	}
 }
@@ -202,7 +195,7 @@ static char *line_of(const struct report *r, struct word **h, size_t n, bool eli
 	for (size_t i = 0; i < r->argc; i++)
 		len += strlen(r->argv[i]) + 5;
 	s = xmalloc(len);
-	strcpy(s, r->argc ? base_name(r->argv[0]) : r->executable);
+	strcpy(s, r->argc ? path_base(r->argv[0]) : r->executable);
 	used = strlen(s);
 	for (size_t i = 1; i < r->argc; i++) {
 		bool common = elide && n > 1 && count_word(h, NULL, r->executable, r->argv[i], 0) == n;
