@@ -49,6 +49,10 @@ expect by-command-order "$(awk '/^command / { on = 1; next } on && $2 ~ /^[0-9]+
 # cc1's CPU is its 12 processes' added up: 12 x (1.5 s + 2 ms before setup)
 # + (7+1+8+2+9+3+10+4+11+5+12+6) x 100 ms = 25.8 s
 expect by-command-cpu "$(awk '$1 == "cc1" { print $4, $5 }' "$tmp/cmds")" "25.8 s"
+(cd "$IN" && "$R" --totals --by-command --format csv build1) >"$tmp/cmds.csv" 2>&1
+expect by-command-csv "$(awk -F, '$1 == "command" && $3 == "/usr/lib/gcc/cc1" { print $5, $9 }' "$tmp/cmds.csv")" \
+	"12 25824000000"
+expect by-command-csv-columns "$(awk -F, '{ print NF }' "$tmp/cmds.csv" | sort -u | tr '\n' ' ')" "22 "
 
 # ---- diff of two builds per executable ---------------------------------------
 # build2: 14 cc1, each 200 ms heavier; build0: no as, a cc1 less

@@ -1,11 +1,13 @@
 #include "report_commands.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
 
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
+#include "reader/cells/report_text.h"
 #include "report_render.h"
 
 /* ---- grouping ------------------------------------------------------------ */
@@ -146,6 +148,32 @@ void render_by_command(FILE *out, const struct model *m, const bool *shown)
 	tbl_print(&t, out);
 	fprintf(out, "processes: distinct pids (one that exec'd counts under each program it "
 		"ran); each process's totals from its exec, by the shim in its threads\n");
+	commands_free(c, n);
+}
+
+void commands_csv(FILE *out, const struct model *m)
+{
+	size_t n;
+	struct command *c = commands_of(m, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct total_values *t = &c[i].t;
+
+		fputs("command,,", out);
+		csv_field(out, c[i].executable);
+		fprintf(out, ",,%zu,%zu,%zu,,", t->nproc, t->nreports, t->nthreads);
+		if (t->has_cpu)
+			fprintf(out, "%" PRIu64, t->cpu_ns);
+		putc(',', out);
+		for (size_t e = 0; e < m->nev; e++) {
+			if (t->have[e])
+				fprintf(out, ",%" PRIu64, t->value[e]);
+			else
+				putc(',', out);
+			fprintf(out, ",,,%s", t->have[e] ? "counted" : "n/a");
+		}
+		putc('\n', out);
+	}
 	commands_free(c, n);
 }
 

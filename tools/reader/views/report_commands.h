@@ -32,6 +32,11 @@ void commands_free(struct command *c, size_t n);
  * with shown[e]), heaviest by CPU time first. */
 void render_by_command(FILE *out, const struct model *m, const bool *shown);
 
+/* --by-command --totals --format csv: a row per executable (scope
+ * "command"), in the columns of the totals' CSV (no pid, state, wall,
+ * enabled and running times: they belong to processes). */
+void commands_csv(FILE *out, const struct model *m);
+
 /* The command lines of the files with row[f], as their rows show them, at
  * most width characters each: the program's base name and its arguments;
  * a line too long where other rows run the same executable leaves out

@@ -954,6 +954,10 @@ void render_totals_csv(FILE *out, const struct model *m)
 	ptotal_of(m, SIZE_MAX, &p);
 	csv_row(out, m, "run", NULL, &p);
 	ptotal_free(&p);
+	if (m->o->by_command) {
+		commands_csv(out, m);
+		return;
+	}
 	for (size_t f = 0; f < m->nfiles; f++) {
 		ptotal_of(m, f, &p);
 		csv_row(out, m, "process", m->files[f], &p);
