@@ -322,4 +322,6 @@ rc=$?
 	result shim_found_relative_only ok ||
 	result shim_found_relative_only fail "exit $rc" "$(cat "$tmp/alone/err")"
 
+. tests/launcher/runs.sh
+
 suite_end

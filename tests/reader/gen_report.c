@@ -98,6 +98,8 @@ struct gen {
 	uint32_t *site_off;		/* with tree: each row's offset */
 	const char *corrupt;
 	const char *name0;		/* the first region's, NULL: as ever */
+	const char *command;		/* --command "EXE ARG...": its words, NULL: app -n 3 */
+	unsigned cpu_ms;		/* --cpu-ms: added to each thread's CPU time */
 	unsigned char *buf;
 	size_t len, cap;
 	uint64_t start_mono;
@@ -200,6 +202,25 @@ static void header_end(struct rf_header *h)
 	h->ticks_per_ns = TPN;
 }
 
+/* --command: the executable (its first word) and argv (every word). */
+static void command_words(struct rf_header *h, const char *words)
+{
+	size_t n = strlen(words);
+
+	if (n >= sizeof(h->argv))
+		die("--command: too long: ", words);
+	memset(h->argv, 0, sizeof(h->argv));
+	memcpy(h->argv, words, n);
+	h->argc = 1;
+	for (size_t i = 0; i < n; i++)
+		if (h->argv[i] == ' ')
+			h->argv[i] = '\0', h->argc++;
+	memset(h->executable, 0, sizeof(h->executable));
+	if (strlen(h->argv) >= sizeof(h->executable))
+		die("--command: the executable's name is too long: ", h->argv);
+	memcpy(h->executable, h->argv, strlen(h->argv));
+}
+
 static void header(struct gen *g)
 {
 	struct rf_header *h = add(g, RF_HEADER_SIZE, 0);
@@ -233,6 +254,8 @@ static void header(struct gen *g)
 		strcpy(h->exec_target, "/usr/bin/next");
 	h->argc = 3;
 	memcpy(h->argv, argv, sizeof(argv));
+	if (g->command)
+		command_words(h, g->command);
 	if (g->rank >= 0) {
 		h->mpi_state = RF_MPI_INITIALIZED | RF_MPI_FINALIZED;
 		h->mpi_rank = (uint32_t)g->rank, h->mpi_size = (uint32_t)g->size;
@@ -327,7 +350,7 @@ static void thread_totals(const struct gen *g, struct rf_thread *r, unsigned t)
 	r->state = kind == 1 ? RF_T_SNAPSHOT : RF_T_EXITED;
 	r->total_status = kind == 3 ? RF_TOTAL_LOST : RF_TOTAL_OK;
 	r->end_mono_ns = r->start_mono_ns + 2000000000u - t * 100000000u;
-	r->cpu_ns = kind == 2 ? UINT64_MAX : 1500000000u - t * 1000000u;
+	r->cpu_ns = kind == 2 ? UINT64_MAX : 1500000000u - t * 1000000u + g->cpu_ms * UINT64_C(1000000);
 	for (unsigned e = 0; e < g->events; e++) {
 		r->totals[e] = (e + 2) * 1000000u * (t + 1);
 		r->enabled[e] = 1500000000u;
@@ -799,6 +822,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--state") && v) g.state = v, i++;
 		else if (!strcmp(a, "--corrupt") && v) g.corrupt = v, i++;
 		else if (!strcmp(a, "--first-name") && v) g.name0 = v, i++;
+		else if (!strcmp(a, "--command") && v) g.command = v, i++;
+		else if (!strcmp(a, "--cpu-ms")) g.cpu_ms = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--partial")) g.partial = 1;
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;

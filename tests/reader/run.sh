@@ -709,6 +709,7 @@ fi
 
 . "$T/tree.sh"
 . "$T/views.sh"
+. "$T/processes.sh"
 . "$T/robust.sh"
 
 echo "reader: $passed passed, $failed failed, $skipped skipped"

@@ -99,6 +99,7 @@ duration|--system --duration 0 touch ran|--duration '"'0'"': want seconds, more 
 # report)|the line
 READER_OPTS='threads|--threads=1 @|--threads=1: unknown option
 by-process|--by-process=1 @|--by-process=1: unknown option
+by-command|--by-command=1 @|--by-command=1: unknown option
 stacks|--stacks=1 @|--stacks=1: unknown option
 no-symbolize|--no-symbolize=1 @|--no-symbolize=1: unknown option
 raw|--raw=1 @|--raw=1: unknown option

@@ -44,6 +44,9 @@ static void usage(FILE *out)
 	      "the threads (and files: the processes of one run) merged.\n"
 	      "  --threads          also per thread: totals and regions\n"
 	      "  --by-process       also per process (file)\n"
+	      "  --by-command       the totals per executable (processes, threads, CPU,\n"
+	      "                     each event) instead of per process; with diff, the\n"
+	      "                     rows per executable alone (csv, json)\n"
 	      "  --ranks            the MPI ranks: per rank the weight in MPI calls and\n"
 	      "                     outside them (the slowest rank marked), and each region's\n"
 	      "                     spread across ranks (min, mean, max); shown without the\n"
@@ -215,7 +218,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "metrics-file", required_argument, NULL, 'Q' },
 		{ "list-metrics", no_argument, NULL, 'L' },
 		{ "repeat", no_argument, NULL, 'P' }, { "functions", no_argument, NULL, 'U' },
-		{ "intervals", no_argument, NULL, 'N' }, { NULL, 0, NULL, 0 } };
+		{ "intervals", no_argument, NULL, 'N' },
+		{ "by-command", no_argument, NULL, 'B' }, { NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
@@ -228,6 +232,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 't': o->threads = true; break;
 		case 'p': o->by_process = true; break;
+		case 'B': o->by_command = true; break;
 		case 'k': o->ranks = true; break;
 		case 's': o->stacks = true; break;
 		case 'S': o->symbolize = false; break;

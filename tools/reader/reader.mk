@@ -22,6 +22,7 @@ READER_SRC += tools/reader/views/report_functions.c
 READER_SRC += tools/reader/views/report_system.c
 READER_SRC += tools/reader/data/report_sysdata.c
 READER_SRC += tools/reader/views/report_html_system.c
+READER_SRC += tools/reader/views/report_commands.c
 READER_SRC += preload/format/reportfile.c
 READER_HDR := $(wildcard tools/*/*.h tools/*/*/*.h) preload/format/reportfile.h preload/base/arch.h
 READER_OBJ := $(patsubst preload/%.c,$(B)/tools/%.o,$(READER_SRC:tools/%.c=$(B)/tools/%.o))

@@ -130,13 +130,6 @@ static void add_note(struct symbols *s, int64_t mod, const char *path, const cha
 	s->notes[s->nnotes++] = (struct note){ mod, pool_strdup(&s->pool, path), note, lines };
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
-}
-
 static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 			    const char *build_id, const struct rep_frame *f)
 {
@@ -161,7 +154,7 @@ static const char *describe(struct symbols *s, int64_t gmod, const char *path,
 		return pool_strdup(&s->pool, buf);
 	if (f->symbol)
 		return pool_strdup(&s->pool, f->symbol);
-	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, base_name(path), f->offset);
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, path_base(path), f->offset);
 	return pool_strdup(&s->pool, buf);
 }
 
@@ -230,7 +223,7 @@ static bool region_symbol(struct symbolizer *sz, const struct rf_origin *o,
 
 	if (why) {
 		warn_unusable(mod->path, why);
-		snprintf(sym, len, "%s+0x%" PRIx64, base_name(mod->path), off);
+		snprintf(sym, len, "%s+0x%" PRIx64, path_base(mod->path), off);
 		return true;
 	}
 	if (o->addr_kind == RF_ADDR_CALL) {

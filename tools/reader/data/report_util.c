@@ -27,6 +27,13 @@ static void *huge(void *p, size_t n)
 	return p;
 }
 
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

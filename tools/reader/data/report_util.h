@@ -18,6 +18,9 @@ static inline uint64_t sat_add64(uint64_t a, uint64_t b)
 }
 
 _Noreturn void oom(void);
+/* path's last component ("cc1" of "/usr/lib/gcc/cc1"); path itself when it
+ * ends in '/' or has none. */
+const char *path_base(const char *path);
 /* "pmcshim-report: PATH: WHY" on stderr, WHY's control characters shown
  * as '?' (a file's damaged bytes may be in it). */
 void say_bad(const char *path, char *why);

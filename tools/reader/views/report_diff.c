@@ -3,13 +3,18 @@
  * change in calls, wall time and each event, absolute and as a ratio,
  * largest change of the weight first; regions found on one side only are
  * listed as such. The table compares inclusive totals; CSV and JSON carry
- * inclusive and exclusive. */
+ * inclusive and exclusive. Runs of several processes are compared per
+ * executable too (processes, CPU time, each event's totals): the table
+ * shows them after the regions, JSON as "executables", --by-command alone
+ * (and as CSV). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reader/cells/report_cells.h"
+#include "reader/cells/report_escape.h"
 #include "reader/cells/report_text.h"
+#include "report_commands.h"
 #include "report_render.h"
 
 /* A region on both sides (or one: the other is NULL). */
@@ -20,12 +25,22 @@ struct drow {
 	bool na;
 };
 
+/* An executable on both sides (or one). */
+struct erow {
+	const struct command *c[2];
+	double key;
+	bool na;
+};
+
 struct diff {
 	struct model *m;
 	const struct opts *o;
 	const char *side[2];		/* what BEFORE and AFTER name: a file or a run */
 	size_t n;
 	struct drow *rows;
+	struct command *cmd;		/* both sides' (commands_of) */
+	size_t ncmd, ne;
+	struct erow *erows;
 };
 
 /* One value on both sides; ok[i] false where side i has none. */
@@ -122,6 +137,70 @@ static void collect(struct diff *d)
 		d->n = d->o->top;
 }
 
+/* ---- per executable ------------------------------------------------------ */
+
+/* A total of both sides' command: what = -2 processes, -1 CPU, else event. */
+static struct pair exe_pair(const struct erow *r, int what)
+{
+	struct pair p = { { false, false }, { 0, 0 } };
+
+	for (int i = 0; i < 2; i++) {
+		const struct total_values *t = r->c[i] ? &r->c[i]->t : NULL;
+
+		if (!t)
+			continue;
+		if (what == -2)
+			p.ok[i] = true, p.v[i] = t->nproc;
+		else if (what == -1)
+			p.ok[i] = t->has_cpu, p.v[i] = t->cpu_ns;
+		else
+			p.ok[i] = t->have[what], p.v[i] = t->value[what];
+	}
+	return p;
+}
+
+static int by_exe_change(const void *pa, const void *pb)
+{
+	const struct erow *a = pa, *b = pb;
+	const struct command *x = a->c[0] ? a->c[0] : a->c[1], *y = b->c[0] ? b->c[0] : b->c[1];
+
+	if (sort_diff->o->sort != S_NAME) {
+		if (a->na != b->na)
+			return a->na ? 1 : -1;
+		if (a->key != b->key)
+			return a->key < b->key ? 1 : -1;
+	}
+	return strcmp(x->shown, y->shown);
+}
+
+/* The executables' rows: both sides' commands paired by path, the largest
+ * change of CPU time first (--sort name: by name). */
+static void collect_exes(struct diff *d)
+{
+	d->cmd = commands_of(d->m, &d->ncmd);
+	d->erows = xcalloc(d->ncmd + 1, sizeof(*d->erows));
+	for (size_t i = 0; i < d->ncmd; i++) {
+		const struct command *c = &d->cmd[i];
+		struct erow *r = NULL;
+
+		for (size_t k = 0; k < d->ne && !r; k++)
+			if (!strcmp((d->erows[k].c[0] ? d->erows[k].c[0] : d->erows[k].c[1])->executable,
+				    c->executable))
+				r = &d->erows[k];
+		if (!r)
+			r = &d->erows[d->ne++];
+		r->c[c->part ? 1 : 0] = c;
+	}
+	for (size_t k = 0; k < d->ne; k++) {
+		struct pair p = exe_pair(&d->erows[k], -1);
+
+		d->erows[k].na = !magnitude(&p, &d->erows[k].key);
+	}
+	sort_diff = d;
+	if (d->ne > 1)
+		qsort(d->erows, d->ne, sizeof(*d->erows), by_exe_change);
+}
+
 /* ---- table -------------------------------------------------------------- */
 
 static void put_side(struct table *t, const struct pair *p, int i, enum how how)
@@ -203,11 +282,75 @@ static void side_line(FILE *out, const struct diff *d, uint32_t side)
 	fprintf(out, "%s), %zu threads\n", named == 4 ? "..." : "", threads);
 }
 
-static void diff_table(FILE *out, const struct diff *d)
+static const char *exe_status(const struct erow *r)
+{
+	return !r->c[0] ? "after only" : !r->c[1] ? "before only" : "both";
+}
+
+static const char *exe_name(const struct erow *r)
+{
+	return (r->c[0] ? r->c[0] : r->c[1])->shown;
+}
+
+/* A side with more than one process: the runs are compared per
+ * executable too. */
+static bool exes_shown(const struct diff *d)
+{
+	size_t n[2] = { 0, 0 };
+
+	for (size_t f = 0; f < d->m->nfiles; f++)
+		n[d->m->part[f] ? 1 : 0]++;
+	return d->o->by_command || n[0] > 1 || n[1] > 1;
+}
+
+static void exe_table(FILE *out, const struct diff *d)
 {
 	const struct model *m = d->m;
 	struct table t;
 	size_t c = 4;
+
+	fprintf(out, "\n## per executable: each side's processes of it merged (their totals, "
+		"from exec); sorted by the largest change of CPU time; ratio = after / before\n");
+	tbl_init(&t, 4 + 4 * (1 + m->nev));
+	tbl_left(&t, 0), tbl_left(&t, 1);
+	tbl_span(&t, 2, 2, "processes");
+	for (int e = -1; e < (int)m->nev; e++, c += 4)
+		tbl_span(&t, c, 4, e < 0 ? "cpu" : m->ev[e]);
+	tbl_put(&t, "command"), tbl_put(&t, "status"), tbl_put(&t, "before"), tbl_put(&t, "after");
+	for (int e = -1; e < (int)m->nev; e++) {
+		tbl_put(&t, "before"), tbl_put(&t, "after"), tbl_put(&t, "change");
+		tbl_put(&t, "ratio");
+	}
+	for (size_t i = 0; i < d->ne; i++) {
+		const struct erow *r = &d->erows[i];
+		struct pair procs = exe_pair(r, -2);
+		char *name = escape_name_cut(exe_name(r), NAME_COLUMN_MAX, CUT_MIDDLE);
+
+		tbl_put(&t, "%s", name);
+		free(name);
+		tbl_put(&t, "%s", r->c[0] && r->c[1] ? "" : exe_status(r));
+		for (int s = 0; s < 2; s++)
+			if (procs.ok[s])
+				tbl_put(&t, "%" PRIu64, procs.v[s]);
+			else
+				tbl_put(&t, "-");
+		for (int e = -1; e < (int)m->nev; e++) {
+			struct pair p = exe_pair(r, e);
+			enum how how = e < 0 ? H_TIME : how_of(m, e);
+
+			put_side(&t, &p, 0, how), put_side(&t, &p, 1, how);
+			put_change(&t, &p, how);
+			put_ratio(&t, &p);
+		}
+	}
+	tbl_print(&t, out);
+}
+
+static void region_table(FILE *out, const struct diff *d);
+
+static void diff_table(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
 
 	for (uint32_t i = 0; i < 2; i++)
 		side_line(out, d, i);
@@ -216,10 +359,20 @@ static void diff_table(FILE *out, const struct diff *d)
 		d->o->sort == S_CALLS ? "calls" : d->o->sort == S_WALL ? "wall" :
 		model_weight_name(m), d->o->sort == S_EXCL || d->o->sort == S_SHARE ?
 		" (exclusive)" : "");
-	if (!d->n) {
+	if (!d->n)
 		fprintf(out, "(no regions%s)\n", d->o->has_re ? " match --region" : "");
-		return;
-	}
+	else
+		region_table(out, d);
+	if (exes_shown(d))
+		exe_table(out, d);
+}
+
+static void region_table(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
+	struct table t;
+	size_t c = 4;
+
 	tbl_init(&t, 4 + 4 * (1 + m->nev));
 	tbl_left(&t, 0), tbl_left(&t, 1);
 	tbl_span(&t, 2, 2, "calls");
@@ -316,6 +469,42 @@ static void diff_csv(FILE *out, const struct diff *d)
 	}
 }
 
+/* --by-command --format csv: a row per executable. */
+static void exe_csv(FILE *out, const struct diff *d)
+{
+	static const char *const part[] = { "before", "after", "change", "ratio" };
+	const struct model *m = d->m;
+
+	fputs("executable,status", out);
+	for (int e = -2; e < (int)m->nev; e++)
+		for (int k = 0; k < 4; k++) {
+			fputc(',', out);
+			if (e >= 0) {
+				char *name;
+
+				if (asprintf(&name, "%s_%s", m->ev[e], part[k]) < 0)
+					oom();
+				csv_field(out, name);
+				free(name);
+			} else {
+				fprintf(out, "%s_%s", e == -2 ? "processes" : "cpu_ns", part[k]);
+			}
+		}
+	putc('\n', out);
+	for (size_t i = 0; i < d->ne; i++) {
+		const struct erow *r = &d->erows[i];
+
+		csv_field(out, (r->c[0] ? r->c[0] : r->c[1])->executable);
+		fprintf(out, ",%s", exe_status(r));
+		for (int e = -2; e < (int)m->nev; e++) {
+			struct pair p = exe_pair(r, e);
+
+			csv_pair(out, &p);
+		}
+		putc('\n', out);
+	}
+}
+
 static void json_side(FILE *out, const struct pair *p, int i)
 {
 	if (p->ok[i])
@@ -356,6 +545,36 @@ static void json_stat_pair(FILE *out, const struct diff *d, const struct drow *r
 	fputs("}", out);
 }
 
+/* "executables": each side's processes merged per executable. */
+static void json_exes(FILE *out, const struct diff *d)
+{
+	const struct model *m = d->m;
+
+	fputs(",\n  \"executables\": [", out);
+	for (size_t i = 0; i < d->ne; i++) {
+		const struct erow *r = &d->erows[i];
+		struct pair p = exe_pair(r, -2);
+
+		fputs(i ? ",\n    {\"executable\": " : "\n    {\"executable\": ", out);
+		json_string(out, (r->c[0] ? r->c[0] : r->c[1])->executable);
+		fprintf(out, ", \"status\": \"%s\", \"processes\": ", exe_status(r));
+		json_pair(out, &p);
+		fputs(",\n     \"cpu_ns\": ", out);
+		p = exe_pair(r, -1);
+		json_pair(out, &p);
+		fputs(",\n     \"events\": {", out);
+		for (size_t e = 0; e < m->nev; e++) {
+			p = exe_pair(r, (int)e);
+			fputs(e ? ",\n       " : "\n       ", out);
+			json_string(out, m->ev[e]);
+			fputs(": ", out);
+			json_pair(out, &p);
+		}
+		fputs("}}", out);
+	}
+	fputs(d->ne ? "\n  ]" : "]", out);
+}
+
 static void diff_json(FILE *out, const struct diff *d)
 {
 	const struct model *m = d->m;
@@ -386,7 +605,9 @@ static void diff_json(FILE *out, const struct diff *d)
 		}
 		fputs("}}", out);
 	}
-	fputs(d->n ? "\n  ]\n}\n" : "]\n}\n", out);
+	fputs(d->n ? "\n  ]" : "]", out);
+	json_exes(out, d);
+	fputs("\n}\n", out);
 }
 
 int run_diff(FILE *out, struct report **files, size_t n, const uint32_t *side,
@@ -413,13 +634,17 @@ int run_diff(FILE *out, struct report **files, size_t n, const uint32_t *side,
 	model_set_parts(d.m, side, 2);
 	model_tables(d.m);
 	collect(&d);
-	if (o->format == F_CSV)
+	collect_exes(&d);
+	if (o->format == F_CSV && o->by_command)
+		exe_csv(out, &d);
+	else if (o->format == F_CSV)
 		diff_csv(out, &d);
 	else if (o->format == F_JSON || o->format == F_JSON_TABLE)
 		diff_json(out, &d);
 	else
 		diff_table(out, &d);
-	free(d.rows);
+	free(d.rows), free(d.erows);
+	commands_free(d.cmd, d.ncmd);
 	model_free(d.m);
 	return 0;
 }

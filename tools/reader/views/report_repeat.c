@@ -2,7 +2,10 @@
  * a directory holding one run's files, merged), regions matched by name.
  * Per region and in total: the mean over the runs, the runs' standard
  * deviation as a share of it ("+-1.23%", perf stat -r's form), min and
- * max; calls, wall time and each event's inclusive value. */
+ * max; calls, wall time and each event's inclusive value. Then the same
+ * of each run's totals (the whole command's, as the totals table counts
+ * them: the launcher's .totals.PID where the run has one), which a
+ * program without markers has too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "report_metrics.h"
 #include "report_render.h"
 #include "report_repeat.h"
+#include "report_totals.h"
 #include "reader/data/report_runs.h"
 
 #define MAXCOL (2 + 2 * RF_EVENTS_MAX + 8) /* calls, wall, events of every run, metrics */
@@ -31,6 +35,10 @@ struct repeat {
 	struct rrow *rows, **order, total;
 	size_t n, cap;
 	struct pool pool;
+	/* each run's totals: a column each (processes, wall, CPU, events),
+	 * their one row run_total */
+	struct repeat *totals;
+	struct rrow run_total;
 };
 
 static int column(struct repeat *rp, const char *name, enum how how)
@@ -141,24 +149,43 @@ static void total_metrics(struct repeat *rp)
 		}
 }
 
+/* The run's totals, one column each. */
+static void take_totals(struct repeat *tp, const struct model *m, size_t run)
+{
+	struct total_values v;
+
+	totals_values(m, SIZE_MAX, &v);
+	put(tp, &tp->run_total, column(tp, "processes", H_EXACT), run, (double)v.nproc);
+	if (v.has_wall)
+		put(tp, &tp->run_total, column(tp, "wall", H_TIME), run, (double)v.wall_ns);
+	if (v.has_cpu)
+		put(tp, &tp->run_total, column(tp, "CPU", H_TIME), run, (double)v.cpu_ns);
+	for (size_t e = 0; e < m->nev; e++) {
+		int c = column(tp, m->ev[e], how_of(m, (int)e));
+
+		if (v.have[e])
+			put(tp, &tp->run_total, c, run, (double)v.value[e]);
+	}
+	totals_values_free(&v);
+}
+
 /* ---- the runs' files ---------------------------------------------------- */
 
-/* path's reports: itself, or a run directory's. NULL after one line. */
-static struct report **load_run(struct repeat *rp, const char *path, bool raw, size_t *n)
+/* path's reports: itself, or a run directory's (and its launcher's
+ * totals: *jobs, the caller frees them). NULL after one line. */
+static struct report **load_run(struct repeat *rp, const char *path, bool raw, size_t *n,
+				struct rf_job **jobs, size_t *njobs)
 {
 	char *arg = (char *)path, why[600];
 	struct runs in;
 	struct report **r;
-	struct rf_job *jobs = NULL;
-	size_t njobs = 0;
 
 	if (runs_expand(&in, &arg, 1))
 		return NULL;
-	if (runs_take_jobs(&in, &jobs, &njobs) != 0) {	/* (a run's regions repeat) */
+	if (runs_take_jobs(&in, jobs, njobs) != 0) {
 		runs_free(&in);
 		return NULL;
 	}
-	free(jobs);
 	if (!in.n) {
 		fprintf(stderr, PROG ": --repeat: %s: no report, only a launcher's totals\n", path);
 		runs_free(&in);
@@ -183,21 +210,27 @@ static struct report **load_run(struct repeat *rp, const char *path, bool raw, s
 static int add_run(struct repeat *rp, const char *path, size_t run, const struct opts *o)
 {
 	struct opts one = *o;
-	size_t n;
-	struct report **files = load_run(rp, path, o->raw, &n);
+	size_t n, njobs = 0;
+	struct rf_job *jobs = NULL;
+	struct report **files = load_run(rp, path, o->raw, &n, &jobs, &njobs);
 	struct model *m;
 	char why[512];
 
-	if (!files)
+	if (!files) {
+		free(jobs);
 		return 2;
+	}
 	one.threads = one.by_process = one.stacks = false;
 	if (!(m = model_new(files, n, &one, why, sizeof(why))))
 		fprintf(stderr, PROG ": %s: %s\n", path, why);
 	else {
+		m->jobs = jobs, m->njobs = njobs;
 		model_tables(m);
 		take_run(rp, m, run);
+		take_totals(rp->totals, m, run);
 		model_free(m);
 	}
+	free(jobs);
 	for (size_t i = 0; i < n; i++)
 		report_free(files[i]);
 	free(files);
@@ -293,7 +326,13 @@ static void print_repeat(FILE *out, struct repeat *rp, char **paths)
 	fprintf(out, "# %zu runs:", rp->nruns);
 	for (size_t i = 0; i < rp->nruns; i++)
 		fprintf(out, " %s", paths[i]);
-	fprintf(out, "\n# per region, over the runs: mean, +- the runs' standard deviation "
+	fputc('\n', out);
+	if (!rp->n) {
+		fprintf(out, "# no region in any run (no markers, nor another source of regions): "
+			"the totals below are the whole command's\n");
+		return;
+	}
+	fprintf(out, "# per region, over the runs: mean, +- the runs' standard deviation "
 		"as a share of the mean, min, max; events and metrics inclusive\n");
 	tbl_init(&t, 2 + 4 * rp->ncol);
 	tbl_left(&t, 0);
@@ -317,23 +356,51 @@ static void print_repeat(FILE *out, struct repeat *rp, char **paths)
 			partial == 1 ? "it is" : "they are");
 }
 
+/* The runs' totals: a row per total (processes, wall, CPU, each event). */
+static void print_totals(FILE *out, const struct repeat *tp)
+{
+	struct table t;
+
+	fprintf(out, "\n## totals over the %zu runs (each run's whole command, as perf stat -r "
+		"counts it): mean, +- the runs' standard deviation as a share of the mean, min, "
+		"max\n", tp->nruns);
+	tbl_init(&t, 6);
+	tbl_left(&t, 0);
+	tbl_put(&t, "total"), tbl_put(&t, "runs"), tbl_put(&t, "mean"), tbl_put(&t, "+-");
+	tbl_put(&t, "min"), tbl_put(&t, "max");
+	for (size_t c = 0; c < tp->ncol; c++) {
+		struct stats s = stats_of(&tp->run_total.v[c * tp->nruns], tp->nruns);
+
+		tbl_put(&t, "%s", tp->col[c]);
+		tbl_put(&t, "%zu/%zu", s.n, tp->nruns);
+		stat_cells(&t, tp, &tp->run_total, c);
+	}
+	tbl_print(&t, out);
+	fprintf(out, "wall: the command's, from its start to its last process's end; CPU: "
+		"user + system time of its processes; n/a: not counted in any run\n");
+}
+
 int run_repeat(FILE *out, char **paths, size_t n, const struct opts *o)
 {
-	struct repeat rp = { .nruns = n };
+	struct repeat rp = { .nruns = n }, tp = { .nruns = n };
 	int rc = 0;
 
 	rp.total.name = "(total)";
 	rp.total.v = new_values(n);
+	rp.totals = &tp;
+	tp.run_total.v = new_values(n);
 	column(&rp, "calls", H_EXACT), column(&rp, "wall", H_TIME);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = add_run(&rp, paths[i], i, o);
-	if (!rc)
+	if (!rc) {
 		total_metrics(&rp), print_repeat(out, &rp, paths);
+		print_totals(out, &tp);
+	}
 	for (size_t i = 0; i < rp.n; i++) {
 		HASH_DEL(rp.rows, rp.order[i]);
 		free(rp.order[i]->v), free(rp.order[i]);
 	}
-	free(rp.order), free(rp.total.v);
-	pool_free(&rp.pool);
+	free(rp.order), free(rp.total.v), free(tp.run_total.v);
+	pool_free(&rp.pool), pool_free(&tp.pool);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
 #include "reader/cells/report_text.h"
+#include "report_commands.h"
 #include "report_render.h"
 
 /* Past this many processes the list shows the heaviest (by CPU time) and
@@ -336,6 +337,28 @@ static void ptotal_free(struct ptotal *p)
 	p->from_job = NULL;
 }
 
+void totals_values(const struct model *m, size_t f, struct total_values *out)
+{
+	struct ptotal p;
+
+	ptotal_of(m, f, &p);
+	memset(out, 0, sizeof(*out));
+	out->nproc = p.nproc, out->nreports = p.nreports, out->nthreads = p.nthreads;
+	out->has_wall = p.has_wall, out->wall_ns = p.wall_ns;
+	out->has_cpu = p.cpu_have > 0, out->cpu_ns = p.cpu_ns;
+	out->value = xcalloc(m->nev + 1, sizeof(*out->value));
+	out->have = xcalloc(m->nev + 1, sizeof(*out->have));
+	for (size_t e = 0; e < m->nev; e++)
+		out->value[e] = p.ev[e].value, out->have[e] = p.ev[e].have > 0;
+	ptotal_free(&p);
+}
+
+void totals_values_free(struct total_values *v)
+{
+	free(v->value), free(v->have);
+	v->value = NULL, v->have = NULL;
+}
+
 /* running / enabled summed (1: always counting); false without times. */
 static bool tval_coverage(const struct tval *v, double *out)
 {
@@ -647,29 +670,6 @@ static void run_block(FILE *out, const struct model *m, const struct ptotal *p)
 
 /* ---- the processes -------------------------------------------------------- */
 
-/* The command line as recorded, cut to fit a column. */
-static void put_command(struct table *t, const struct report *r)
-{
-	size_t len = 0;
-	char *s, *e;
-
-	for (size_t i = 0; i < r->argc; i++)
-		len += strlen(r->argv[i]) + 1;
-	s = xmalloc(len + strlen(r->executable) + 2);
-	s[0] = '\0';
-	for (size_t i = 0; i < r->argc; i++) {
-		/* the program's base name: the rest of the line is what tells */
-		const char *a = r->argv[i], *slash = i ? NULL : strrchr(a, '/');
-
-		strcat(strcat(s, i ? " " : ""), slash && slash[1] ? slash + 1 : a);
-	}
-	if (!r->argc)
-		strcpy(s, r->executable);
-	e = escape_name(s, 48);
-	tbl_put(t, "%s%s", e, r->argv_truncated ? " ..." : "");
-	free(e), free(s);
-}
-
 static void put_tval(struct table *t, const struct tval *v, enum how how, bool *mux)
 {
 	char b[40];
@@ -714,27 +714,41 @@ static void pick_rows(const struct model *m, const struct ptotal *pt, bool *row)
 }
 
 static const struct model *sort_model;
+static const struct ptotal *sort_cpu;	/* NULL: by start */
 
-static int cmp_start(const void *a, const void *b)
+/* By CPU time, heaviest first (sort_cpu), or by start; then file order. */
+static int cmp_row(const void *a, const void *b)
 {
-	const struct report *x = sort_model->files[*(const size_t *)a];
-	const struct report *y = sort_model->files[*(const size_t *)b];
+	size_t f = *(const size_t *)a, g = *(const size_t *)b;
+	const struct report *x = sort_model->files[f], *y = sort_model->files[g];
 
-	if (x->start_ns != y->start_ns)
+	if (sort_cpu && sort_cpu[f].cpu_ns != sort_cpu[g].cpu_ns)
+		return sort_cpu[f].cpu_ns > sort_cpu[g].cpu_ns ? -1 : 1;
+	if (!sort_cpu && x->start_ns != y->start_ns)
 		return x->start_ns < y->start_ns ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return f < g ? -1 : 1;
 }
 
-/* The files in the order their processes started. */
-static size_t *by_start(const struct model *m)
+/* The files in the order their rows go: as their processes started, or
+ * heaviest first (by_cpu: CPU time, as pick_rows chooses them). */
+static size_t *row_order(const struct model *m, const struct ptotal *pt, bool by_cpu)
 {
 	size_t *order = xcalloc(m->nfiles, sizeof(*order));
 
 	for (size_t f = 0; f < m->nfiles; f++)
 		order[f] = f;
-	sort_model = m;
-	qsort(order, m->nfiles, sizeof(*order), cmp_start);
+	sort_model = m, sort_cpu = by_cpu ? pt : NULL;
+	qsort(order, m->nfiles, sizeof(*order), cmp_row);
 	return order;
+}
+
+/* Some command line left out its shared arguments (command_cells). */
+static bool any_elided(char *const *cmd, size_t n)
+{
+	for (size_t f = 0; f < n; f++)
+		if (cmd[f] && strstr(cmd[f], " …"))
+			return true;
+	return false;
 }
 
 static void process_table(FILE *out, const struct model *m, const struct ptotal *pt,
@@ -742,12 +756,15 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 {
 	bool *row = xcalloc(m->nfiles, sizeof(*row)), mux = false;
 	struct ptotal rest = { .ev = xcalloc(m->nev + 1, sizeof(*rest.ev)) };
-	size_t nshown = 0;
+	size_t nshown = 0, nrows = 0, *order;
 	struct table t;
-
-	size_t *order = by_start(m);
+	char **cmd;
 
 	pick_rows(m, pt, row);
+	for (size_t f = 0; f < m->nfiles; f++)
+		nrows += row[f];
+	order = row_order(m, pt, nrows < m->nfiles);
+	cmd = command_cells(m, row, 48);
 	for (size_t e = 0; e < m->nev; e++)
 		nshown += shown[e];
 	tbl_init(&t, 6 + nshown);
@@ -766,7 +783,7 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 			continue;
 		}
 		tbl_put(&t, "%" PRIu64, r->pid);
-		put_command(&t, r);
+		tbl_put(&t, "%s", cmd[f]);
 		tbl_put(&t, "%s", state_word(r));
 		process_cells(&t, m, &pt[f], shown, &mux);
 	}
@@ -776,13 +793,21 @@ static void process_table(FILE *out, const struct model *m, const struct ptotal 
 		tbl_put(&t, "%s", "");
 		process_cells(&t, m, &rest, shown, &mux);
 	}
-	fprintf(out, "\n## totals per process%s (each by the shim in its threads, from its exec)\n",
-		rest.nreports ? ", the heaviest by CPU time (--by-process: all)" : "");
+	if (rest.nreports)
+		fprintf(out, "\n## totals per process, the %zu heaviest by CPU time, heaviest first "
+			"(--by-process: all; --by-command: per executable)", nrows);
+	else
+		fprintf(out, "\n## totals per process, in the order they started");
+	fprintf(out, "; each by the shim in its threads, from its exec\n");
 	tbl_print(&t, out);
+	if (any_elided(cmd, m->nfiles))
+		fprintf(out, "command: … stands for arguments that every process of the same "
+			"executable shown has\n");
 	if (mux)
 		fprintf(out, "* multiplexed: counted part of the time; shown is the scaled "
 			"estimate%s\n", m->o->raw ? " (--raw: as measured)" : "");
 	ptotal_free(&rest);
+	command_cells_free(cmd, m->nfiles);
 	free(row), free(order);
 }
 
@@ -799,7 +824,10 @@ void render_totals(FILE *out, const struct model *m, bool hide_unavailable)
 			ptotal_of(m, f, &pt[f]);
 		for (size_t e = 0; e < m->nev; e++)
 			shown[e] = !hide_unavailable || run.ev[e].have || run.ev[e].lack;
-		process_table(out, m, pt, shown);
+		if (m->o->by_command)
+			render_by_command(out, m, shown);
+		else
+			process_table(out, m, pt, shown);
 		for (size_t f = 0; f < m->nfiles; f++)
 			ptotal_free(&pt[f]);
 		free(pt);
@@ -926,6 +954,10 @@ void render_totals_csv(FILE *out, const struct model *m)
 	ptotal_of(m, SIZE_MAX, &p);
 	csv_row(out, m, "run", NULL, &p);
 	ptotal_free(&p);
+	if (m->o->by_command) {
+		commands_csv(out, m);
+		return;
+	}
 	for (size_t f = 0; f < m->nfiles; f++) {
 		ptotal_of(m, f, &p);
 		csv_row(out, m, "process", m->files[f], &p);
