@@ -563,6 +563,53 @@ static void test_refused_name_cached(void)
 	names_set_limit(CONFIG_DEFAULT_MAX_NAMES);
 }
 
+/* The running counts go to the thread's record (rf_thread.live) at the
+ * first region end whose wall tick reaches publish_due, whatever its
+ * depth; the ends before it leave the record alone. */
+static void publish_case(const char *path)
+{
+	uint32_t outer = names_intern("pub-outer", NULL), inner = names_intern("pub-inner", NULL);
+	struct rf_thread rec;
+	uint64_t before;
+
+	memset(&rec, 0, sizeof(rec));
+	regions_publish_into(&rs, &rec);	/* due at once */
+	regions_begin(&rs, &none, outer, 0x900);
+	regions_begin(&rs, &none, inner, 0x910);
+	before = arch_ticks();
+	regions_end(&rs, &none, inner);
+	CHECK(rec.live_seq == 2 && rec.live_ticks >= before,
+	      "%s: an inner end due publishes (seq %u)", path, rec.live_seq);
+	CHECK(rs.publish_due == rec.live_ticks + arch_ticks_ms(),
+	      "%s: the next one is due a millisecond on", path);
+	rs.publish_due = UINT64_MAX;
+	regions_begin(&rs, &none, inner, 0x910);
+	regions_end(&rs, &none, inner);
+	regions_end(&rs, &none, outer);
+	CHECK(rec.live_seq == 2, "%s: ends not due published (seq %u)", path, rec.live_seq);
+	rs.publish_due = 0;
+	regions_begin(&rs, &none, outer, 0x900);
+	before = arch_ticks();
+	regions_end(&rs, &none, outer);
+	CHECK(rec.live_seq == 4 && rec.live_ticks >= before,
+	      "%s: an outermost end due publishes (seq %u)", path, rec.live_seq);
+	CHECK(find(outer, 0x900)->calls == 2 && regions_open_count(&rs) == 0,
+	      "%s: the regions counted as usual", path);
+}
+
+/* Off the warm path (these tests' threads have no entries installed),
+ * then on it (regions_entry installs them for this thread's values). */
+static void test_publish_when_due(void)
+{
+	fresh();
+	publish_case("off the warm path");
+	CHECK(rs.warm_ids == 0, "the markers took the warm path");
+	regions_entry(&rs);
+	fresh();
+	publish_case("warm path");
+	CHECK(rs.warm_ids > 0, "the markers did not take the warm path");
+}
+
 /* Sites, names and stacks live in a report file: make one. */
 static int make_file(void)
 {
@@ -598,6 +645,7 @@ int main(void)
 	RUN(test_many_names_and_sites);
 	RUN(test_names_limit);
 	RUN(test_refused_name_cached);
+	RUN(test_publish_when_due);	/* last: it installs the entries */
 	unlink(mapfile_path());
 	return t_done("regions");
 }

@@ -234,8 +234,8 @@ struct rf_thread {
 	 * UINT64_MAX: unknown. */
 	uint64_t begin_faults, end_faults;
 	/* Records of RF_THREAD_SIZE_V3 bytes end here. The thread's running
-	 * counts, published as it goes (at the end of an outermost region,
-	 * at most about every RF_LIVE_TICKS ticks), so that a process killed
+	 * counts, published as it goes (at the first region end, at any
+	 * depth, a millisecond or more after the last), so that a process killed
 	 * outright still tells its threads' totals as of then: live[k] is
 	 * the k-th open event's count since its counters opened (by position
 	 * among open events, as in the sites; the shim's calibration not
@@ -246,8 +246,6 @@ struct rf_thread {
 	uint64_t live_ticks;
 	uint64_t live[RF_EVENTS_MAX];
 };
-
-#define RF_LIVE_TICKS (UINT64_C(1) << 20)
 
 #define RF_THREAD_SIZE_V0 496		/* rf_thread without begin_cpu_ns, setup_cpu_ns */
 #define RF_THREAD_SIZE_V1 512		/* rf_thread without calib_fn_* */

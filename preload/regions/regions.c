@@ -302,6 +302,8 @@ void regions_end_measured(struct region_state *rs, struct counters *c, uint32_t 
 		close_top(rs, now, t, rs->nv);
 	else
 		end_unbalanced(rs, id, now, t);
+	if (publish_is_due(now[0], rs->publish_due))
+		regions_publish(rs, now);
 }
 
 void regions_init(struct region_state *rs, struct counters *c, int nvalues, int depth,
@@ -326,15 +328,15 @@ void regions_attach(struct region_state *rs)
 void regions_publish_into(struct region_state *rs, struct rf_thread *rec)
 {
 	rs->publish_to = rec;
+	rs->publish_due = 0;	/* the next end publishes (a fork child's first) */
 }
 
-__attribute__((noinline)) void regions_publish(struct region_state *rs)
+__attribute__((noinline)) void regions_publish(struct region_state *rs, const uint64_t *now)
 {
-	const uint64_t *now = rs->live_now;
 	struct rf_thread *r = rs->publish_to;
 	uint32_t seq;
 
-	rs->published_at = now[0];
+	rs->publish_due = now[0] + arch_ticks_ms();
 	if (!r)
 		return;
 	seq = r->live_seq + 1;

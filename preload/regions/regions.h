@@ -88,6 +88,10 @@ struct region_state {
 	uint32_t thread;		/* rf_thread.index */
 	int nv;				/* values per site: 1 + open events */
 	struct counters *counters;	/* the thread's */
+	/* The wall tick from which a region end publishes the running
+	 * counts (regions_publish; 0 at first: the first end does). Beside
+	 * counters, which a warm end loads too: one load for both. */
+	uint64_t publish_due;
 	const struct markers *markers;	/* the markers' copy for nv */
 	struct arena arena;		/* sites, frames, index: freed at thread end */
 	int serialize;			/* barriers around the reads */
@@ -97,10 +101,11 @@ struct region_state {
 	struct frame *frames;		/* [0] the root, then the open regions */
 	struct frame *top;		/* the innermost open (the root: none), kept as
 					 * a pointer: no multiply at each marker */
-	struct frame *frames_last;	/* frames[frames_cap - 1]: room while top is below */
 	/* The warm begin's room: frames_last at depth 0; frames when stacks
-	 * are walked (top is never below: begin_slow does the walk). */
+	 * are walked (top is never below: begin_slow does the walk). Beside
+	 * top, which the warm begin loads too: one load for both. */
 	struct frame *warm_top;
+	struct frame *frames_last;	/* frames[frames_cap - 1]: room while top is below */
 	uint32_t frames_cap;
 	uint32_t overflow;		/* open begins that were dropped (too deep,
 					 * no memory): their ends are dropped too */
@@ -119,10 +124,9 @@ struct region_state {
 	struct fn_key *keys;		/* beside frames (NULL: no memory) */
 	uint32_t keys_cap;
 	/* Where the running counts go (rf_thread.live: regions_publish),
-	 * and the wall tick they last went there. */
+	 * and the values a warm end hands to it out of line. */
 	struct rf_thread *publish_to;
-	uint64_t published_at;
-	uint64_t live_now[VALUES_MAX];	/* what regions_publish publishes */
+	uint64_t live_now[VALUES_MAX];
 };
 
 /* nvalues: 1 (wall time) + the events open in this thread, as c has
@@ -132,13 +136,15 @@ void regions_init(struct region_state *rs, struct counters *c, int nvalues, int 
 		  uint32_t thread);
 /* The calling thread's region state, for the entries (NULL: none). */
 void regions_attach(struct region_state *rs);
-/* The thread's record, where the ends of its outermost regions publish
- * its running counts (rf_thread.live), so that they outlive a kill. */
+/* The thread's record, where its region ends publish its running counts
+ * (rf_thread.live), so that they outlive a kill; the next end publishes. */
 void regions_publish_into(struct region_state *rs, struct rf_thread *rec);
-/* Publish rs->live_now (the values a marker read: wall ticks, then the
- * open events). Off the warm path: close_top calls it at most about
- * every RF_LIVE_TICKS ticks. */
-void regions_publish(struct region_state *rs);
+/* Publish now (the values a marker read: wall ticks, then the open
+ * events) and set the next publish_due, a millisecond on (arch_ticks_ms).
+ * Off the warm path: a region end, at any depth, calls it once its wall
+ * tick reaches publish_due (publish_is_due; markers.c says what a kill
+ * can lose). */
+void regions_publish(struct region_state *rs, const uint64_t *now);
 
 /* Markers that are whole entry points: called by the application through
  * the api table, they find the thread (regions_attach) and take the

@@ -36,6 +36,18 @@ static inline uint64_t load(const uint64_t *p)
 	return *p;
 }
 
+/* p[0] and p[1] in one load where the machine has one (arm64's ldp,
+ * which GCC forms only from loads it scheduled side by side). */
+static inline void load_pair(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+#if defined(__aarch64__) && !defined(__clang__)	/* Ump: GCC's ldp operand */
+	__asm__("ldp %0, %1, %2" : "=r"(*a), "=r"(*b) : "Ump"(*(const struct { uint64_t w[2]; } *)p));
+#else
+	*a = load(p);
+	*b = load(p + 1);
+#endif
+}
+
 static inline void add(uint64_t *p, uint64_t d)
 {
 	store(p, load(p) + d);
@@ -73,11 +85,13 @@ static inline __attribute__((always_inline)) void charge_top(struct region_state
 	for (int i = 0; i < nv && i < VALUES_MAX; i++) {
 		struct rf_stat *v = &s->v[i];
 		uint64_t d = now[i] - f->start[i];
+		uint64_t lo, hi;
+		load_pair(&v->min, &lo, &hi);
 		add(&v->incl, d & whole);
 		add(&v->excl, d - f->child[i]);
-		if (d < load(&v->min))
+		if (d < lo)
 			store(&v->min, d);
-		if (d > load(&v->max))
+		if (d > hi)
 			store(&v->max, d);
 		parent->child[i] += d;
 	}
@@ -97,15 +111,14 @@ static inline __attribute__((always_inline)) void close_top(struct region_state 
 	uint32_t open = --rs->top->slot->open;
 
 	charge_top(rs, now, times, nv, open == 0 ? UINT64_MAX : 0);
-	/* An outermost region ended a while after the last publish. The
-	 * values are copied here, not passed: a pointer to now would keep it
-	 * in memory on every end. */
-	if (unlikely(rs->top == rs->frames) && now[0] - rs->published_at >= RF_LIVE_TICKS) {
-#pragma GCC unroll 9
-		for (int i = 0; i < nv && i < VALUES_MAX; i++)
-			rs->live_now[i] = now[i];
-		regions_publish(rs);
-	}
+}
+
+/* Whether a region end at wall tick `tick` publishes the running counts
+ * (due: rs->publish_due; regions_publish). One compare: no test of the
+ * depth, no call on the way past. */
+static inline int publish_is_due(uint64_t tick, uint64_t due)
+{
+	return unlikely(tick >= due);
 }
 
 /* A begin dropped: too deep, or no memory (its end is dropped too). */

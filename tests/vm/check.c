@@ -757,8 +757,9 @@ static void test_metric_ipc(void)
  * and 6 events, each against the floor of as many counters (guest/hw.c
  * floors: the read inlined, a computed branch to the register, no
  * capability test per read); depth 8 with and without frame pointers;
- * a run-time name from a buffer against a literal. Goals are printed,
- * not passed or failed on. */
+ * a run-time name from a buffer against a literal. The 2-event pair's
+ * goal, at most 2.0x the 2-counter floor, is checked; the other goals are
+ * printed, not passed or failed on. */
 
 /* The events of each pair scenario, and the floor it is set against. */
 static const struct {
@@ -841,9 +842,8 @@ static void test_depth0_events(void)
 	}
 	printf("    the third event adds %.1f, the fourth to sixth %.1f each\n", p[2] - p[1],
 	       (p[3] - p[2]) / 3);
-	if (p[1] > 2.0 * f2)
-		printf("    GOAL NOT MET: depth 0, 2 events %.1f, goal <= 2.0x the 2-counter "
-		       "floor (%.1f)\n", p[1], 2.0 * f2);
+	CHECK(p[1] <= 2.0 * f2, "depth 0, 2 events %.1f per pair, above 2.0x the 2-counter "
+	      "floor (%.1f)", p[1], 2.0 * f2);
 	if (p[2] > 1.3 * p[1])
 		printf("    GOAL NOT MET: depth 0, 3 events %.1f, goal <= 1.3x the 2-event pair "
 		       "(%.1f)\n", p[2], 1.3 * p[1]);
