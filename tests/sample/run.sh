@@ -124,7 +124,7 @@ SAMPLE= shim unsampled ratio
 	result off_by_default fail "$(grep functions "$tmp/table2")"
 
 SAMPLE=often shim badvalue ratio
-lines=$(grep -c "PMCSHIM_SAMPLE='often': want 0..100000; using 0" "$tmp/badvalue.err")
+lines=$(grep -c "PMCSHIM_SAMPLE='often': want 0..100000 samples a second, or EVENT@PERIOD (instructions@10007); not sampling" "$tmp/badvalue.err")
 [ "$rc" = 0 ] && [ "$lines" = 1 ] && [ -z "$(fns badvalue)" ] && result bad_value_one_line ok ||
 	result bad_value_one_line fail "exit $rc; $(cat "$tmp/badvalue.err")"
 

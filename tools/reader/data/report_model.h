@@ -40,6 +40,7 @@ struct opts {
 	bool tree;			/* --tree: the region tree (report_tree.h) */
 	double min_share;		/* --min-share, as a fraction */
 	bool functions;			/* --functions: the sampled functions alone */
+	bool children;			/* --children: the functions' inclusive shares */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with
