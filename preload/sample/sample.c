@@ -148,7 +148,7 @@ void sample_init(const struct config *c)
 	}
 	hz = c->sample;
 	by = c->sample_by;
-	sigbus_watch(on_app_sigaction);
+	sigbus_watch(sample_signal, sample_on_signal, on_app_sigaction);
 	codemap_init();
 }
 
