@@ -409,6 +409,8 @@ enum rf_sample_drop {
 	RF_SAMPLE_FULL = 0,		/* the table had no slot for a new stack */
 	RF_SAMPLE_BUSY = 1,		/* the shim was busy on the thread (a marker) */
 	RF_SAMPLE_PARTIAL = 2,		/* stored, but the walk stopped short of the stack's end */
+	RF_SAMPLE_UNREAD = 3,		/* stored, but the thread's counters could not be read:
+					 * what they counted since its last sample is in no slot */
 	RF_SAMPLE_DROPS = 4
 };
 
@@ -441,6 +443,27 @@ struct rf_sample_slot {
 static inline const struct rf_sample_slot *rf_sample_slot(const struct rf_samples *s, uint32_t i)
 {
 	return (const struct rf_sample_slot *)((const char *)(s + 1) + (size_t)i * s->slot_size);
+}
+
+/* The counter values of a slot: where the table has room for them
+ * (slot_size beyond the stack's words; tables of shims before them have
+ * none), nvalues words after the depth pc words. The k-th is the thread's
+ * k-th open event (by position among open events, as in the sites:
+ * rf_thread.open_mask), summed over the slot's samples: at each sample,
+ * what the event counted since the thread's previous sample (as perf
+ * record -e '{cycles,instructions}:S'). Only where every open event reads
+ * from user space (rdpmc, mrs) and none is multiplexed; else nvalues 0. */
+static inline uint32_t rf_sample_nvalues(const struct rf_samples *s)
+{
+	uint64_t extra = s->slot_size - sizeof(struct rf_sample_slot) - (uint64_t)s->depth * 8;
+
+	return extra / 8 > RF_EVENTS_MAX ? RF_EVENTS_MAX : (uint32_t)(extra / 8);
+}
+
+static inline const uint64_t *rf_sample_values(const struct rf_samples *s,
+					       const struct rf_sample_slot *slot)
+{
+	return slot->pc + s->depth;
 }
 
 /* Whether the record holds its table whole (a reader checks before it

@@ -28,6 +28,8 @@ static struct sigaction app[2];
 static int cur;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void (*watch_fn)(int sig);
+static int hidden_sig;			/* sigbus_watch's signal, 0: none */
+static void (*hidden)(int, siginfo_t *, void *);
 
 static sigaction_fn *real(void)
 {
@@ -283,9 +285,29 @@ static int app_sigaction(const struct sigaction *act, struct sigaction *old)
 	return rc;
 }
 
-void sigbus_watch(void (*fn)(int sig))
+void sigbus_watch(int sig, void (*handler)(int, siginfo_t *, void *), void (*fn)(int sig))
 {
+	hidden = handler;
+	__atomic_store_n(&hidden_sig, sig, __ATOMIC_RELEASE);
 	__atomic_store_n(&watch_fn, fn, __ATOMIC_RELEASE);
+}
+
+/* The kernel's action for sig is the shim's hidden handler: what the
+ * application sees of it, before it changes, is the default. */
+static int shim_holds(int sig)
+{
+	struct sigaction k;
+
+	return sig == __atomic_load_n(&hidden_sig, __ATOMIC_ACQUIRE) && sig != 0 && real() &&
+	       real_sigaction(sig, NULL, &k) == 0 && (k.sa_flags & SA_SIGINFO) &&
+	       k.sa_sigaction == hidden;
+}
+
+static void as_default(struct sigaction *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sa_handler = SIG_DFL;
+	sigemptyset(&a->sa_mask);
 }
 
 /* The application sets an action for sig: tell the watcher first. */
@@ -321,7 +343,7 @@ static int other_sigaction(int sig, const struct sigaction *act, struct sigactio
 	return rc;
 }
 
-EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+static int any_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (act)
 		watch(sig);
@@ -332,6 +354,16 @@ EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old
 	if (sig == SIGBUS)
 		return app_sigaction(act, old);
 	return other_sigaction(sig, act, old);
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int hide = old && shim_holds(sig), rc;
+
+	rc = any_sigaction(sig, act, old);
+	if (rc == 0 && hide)
+		as_default(old);
+	return rc;
 }
 
 /* signal() and its kin set SIGBUS through glibc's own sigaction, not
@@ -346,14 +378,19 @@ static sighandler_t set_handler(signal_fn **next, const char *name, int sig, sig
 	struct sigaction a, o;
 	signal_fn *fn = __atomic_load_n(next, __ATOMIC_ACQUIRE);
 
-	watch(sig);
 	if (sig != SIGBUS || !installed()) {
+		int hide = shim_holds(sig);
+		sighandler_t was;
+
+		watch(sig);
 		if (!fn) {
 			*(void **)&fn = dlsym(RTLD_NEXT, name);
 			__atomic_store_n(next, fn, __ATOMIC_RELEASE);
 		}
-		return fn ? fn(sig, h) : (errno = ENOSYS, SIG_ERR);
+		was = fn ? fn(sig, h) : (errno = ENOSYS, SIG_ERR);
+		return hide && was != SIG_ERR ? SIG_DFL : was;
 	}
+	watch(sig);
 	memset(&a, 0, sizeof(a));
 	a.sa_handler = h;
 	sigemptyset(&a.sa_mask);

@@ -8,6 +8,8 @@
 #ifndef PMCSHIM_SIGBUS_H
 #define PMCSHIM_SIGBUS_H
 
+#include <signal.h>
+
 /* The owner of a mapping, for its faults. All async-signal-safe. */
 struct sigbus_mender {
 	/* whether addr lies in its mapping (called on whatever stack the
@@ -33,9 +35,12 @@ void sigbus_install(const struct sigbus_mender *m);
 void sigbus_before_exec(void);
 void sigbus_after_exec_failed(void);
 
-/* fn(sig) runs before the application's sigaction() or signal() sets an
- * action for sig (the sampler's: its signal taken by the application).
- * Once, at load time. */
-void sigbus_watch(void (*fn)(int sig));
+/* The sampler's signal: while the kernel's action for sig is the shim's
+ * handler, the application's sigaction() and signal() report the
+ * default (SIG_DFL, no flags, an empty mask) in its place, as if the
+ * shim were not there; fn(sig) runs before the application sets an
+ * action for sig (its signal taken by the application). Once, at load
+ * time. */
+void sigbus_watch(int sig, void (*handler)(int, siginfo_t *, void *), void (*fn)(int sig));
 
 #endif

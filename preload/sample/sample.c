@@ -27,7 +27,9 @@
 #include "base/log.h"
 #include "base/nextsym.h"
 #include "base/text.h"
+#include "counters/counters.h"
 #include "regions/guard.h"
+#include "regions/regions.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
 #include "report/sigbus.h"
@@ -42,6 +44,7 @@ int sample_stopped;
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn *real_sigaction;
 static int hz;
+static struct sample_by by;	/* PMCSHIM_SAMPLE=EVENT@PERIOD: by.set */
 /* The event every thread opens: the first that opened. */
 static struct perf_event_attr attr;
 static int attr_known;		/* 1: attr opened; -1: none would */
@@ -144,7 +147,8 @@ void sample_init(const struct config *c)
 		return;
 	}
 	hz = c->sample;
-	sigbus_watch(on_app_sigaction);
+	by = c->sample_by;
+	sigbus_watch(sample_signal, sample_on_signal, on_app_sigaction);
 	codemap_init();
 }
 
@@ -153,6 +157,18 @@ void sample_init(const struct config *c)
 static int open_attr(struct perf_event_attr *a)
 {
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The event PMCSHIM_SAMPLE=EVENT@PERIOD names. */
+static void named_event(struct perf_event_attr *a)
+{
+	a->type = by.event.type;
+	a->config = by.event.config;
+	a->config1 = by.event.config1;
+	a->config2 = by.event.config2;
+	a->exclude_kernel = by.event.exclude_kernel != 0;
+	a->sample_period = by.period;
+	text_copy(event_name, sizeof(event_name), by.event.name);
 }
 
 /* The thread's event, disabled; -1 when none opens (said once). */
@@ -165,29 +181,34 @@ static int open_event(void)
 		return open_attr(&attr);
 	if (attr_known < 0)
 		return -1;
-	/* cycles where there is a PMU, at hz per second of CPU on average */
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_CPU_CYCLES;
-	a.freq = 1;
-	a.sample_freq = (uint64_t)hz;
 	a.disabled = 1;
-	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	text_copy(event_name, sizeof(event_name), "cycles");
-	if ((fd = open_attr(&a)) < 0) {
-		/* task-clock: a sample every 1/hz s of the thread's CPU time */
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		a.freq = 0;
-		a.sample_period = 1000000000u / (uint64_t)hz;
-		text_copy(event_name, sizeof(event_name), "task-clock");
+	if (by.set) {
+		named_event(&a);
 		fd = open_attr(&a);
+	} else {
+		/* cycles where there is a PMU, at hz per second of CPU on average */
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_CPU_CYCLES;
+		a.freq = 1;
+		a.sample_freq = (uint64_t)hz;
+		a.exclude_kernel = 1;
+		text_copy(event_name, sizeof(event_name), "cycles");
+		if ((fd = open_attr(&a)) < 0) {
+			/* task-clock: a sample every 1/hz s of the thread's CPU time */
+			a.type = PERF_TYPE_SOFTWARE;
+			a.config = PERF_COUNT_SW_TASK_CLOCK;
+			a.freq = 0;
+			a.sample_period = 1000000000u / (uint64_t)hz;
+			text_copy(event_name, sizeof(event_name), "task-clock");
+			fd = open_attr(&a);
+		}
 	}
 	if (fd < 0) {
 		attr_known = -1;
-		log_error("sampling: perf_event_open(task-clock): %s; not sampling",
+		log_error("sampling: perf_event_open(%s): %s; not sampling", event_name,
 			  strerror(errno));
 		return -1;
 	}
@@ -207,10 +228,30 @@ static int route(int fd)
 	       fcntl(fd, F_SETFL, fl | O_ASYNC) != 0 ? -1 : 0;
 }
 
-static struct rf_samples *table(uint32_t thread)
+/* The counters a sample reads (rf_sample_values): the thread's open
+ * events when every one reads from user space and none is multiplexed
+ * (a read() per sample would cost a system call each, and multiplexed
+ * counts would need scaling per sample); else none. */
+static void choose_values(struct sampler *s)
+{
+	const struct region_state *rs = shim_tls.regions;
+	const struct counters *c = rs ? rs->counters : NULL;
+
+	s->ctr = NULL;
+	s->nvalues = 0;
+	s->have_last = 0;
+	if (!c || c->broken || !c->all_user || c->multiplexed || c->nopen <= 0 ||
+	    c->nopen > RF_EVENTS_MAX)
+		return;
+	s->ctr = c;
+	s->nvalues = c->nopen;
+}
+
+static struct rf_samples *table(uint32_t thread, int nvalues)
 {
 	uint32_t nslots = syscall(SYS_gettid) == getpid() ? SAMPLE_SLOTS_MAIN : SAMPLE_SLOTS;
-	uint32_t slot_size = (uint32_t)(sizeof(struct rf_sample_slot) + SAMPLE_DEPTH * 8);
+	uint32_t slot_size = (uint32_t)(sizeof(struct rf_sample_slot) + SAMPLE_DEPTH * 8 +
+					(size_t)nvalues * 8);
 	struct rf_samples *r = mapfile_append(RF_SAMPLES,
 					      sizeof(*r) + (size_t)nslots * slot_size);
 
@@ -250,7 +291,8 @@ void sample_thread_start(uint32_t thread)
 	if ((fd = open_event()) < 0)
 		return;
 	fd = fds_move_high(fd);
-	if (route(fd) != 0 || !(s->rec = table(thread))) {
+	choose_values(s);
+	if (route(fd) != 0 || !(s->rec = table(thread, s->nvalues))) {
 		close(fd);
 		return;
 	}

@@ -11,6 +11,8 @@
 #define SAMPLE_SLOTS_MAIN 2048	/* distinct stacks a thread keeps (power of two) */
 #define SAMPLE_SLOTS 512	/* the same, for threads other than the main one */
 
+struct counters;
+
 /* The calling thread's sampler. */
 struct sampler {
 	int fd;				/* its event; -1: not sampled */
@@ -18,6 +20,13 @@ struct sampler {
 	struct rf_samples *rec;		/* its table, in the report file */
 	uint32_t mask;			/* rec->nslots - 1 */
 	int reg;			/* its entry in sample.c's registry, or -1 */
+	/* Its counters, read at each sample (rf_sample_values): nvalues of
+	 * them, the open events in order; last holds what they read at the
+	 * thread's previous sample (have_last 0: no previous read) */
+	const struct counters *ctr;
+	int nvalues;
+	int have_last;
+	uint64_t last[RF_EVENTS_MAX];
 };
 extern __thread struct sampler sample_tls;
 

@@ -12,6 +12,8 @@
 #include <sys/ioctl.h>
 #include <ucontext.h>
 
+#include "base/arch.h"
+#include "counters/counters.h"
 #include "regions/guard.h"
 #include "regions/regions.h"
 #include "stacks/codemap.h"
@@ -55,8 +57,46 @@ static int same(const struct rf_sample_slot *slot, const uintptr_t *pc, int n, u
 	       memcmp(slot->pc, pc, (size_t)n * sizeof(pc[0])) == 0;
 }
 
-/* One more sample of stack pc[n] under region. */
-static void store(const struct sampler *s, const uintptr_t *pc, int n, uint32_t region)
+/* What the thread's counters counted since its last sample, into d
+ * (s->nvalues of them); 0 when they cannot be read now (that interval
+ * is then in no slot, and the next read starts afresh). The full
+ * protocol on each page: the marker's snapshots are not ours to use. */
+static int since_last(struct sampler *s, uint64_t *d)
+{
+	const struct counters *c = s->ctr;
+	uint64_t now[RF_EVENTS_MAX];
+
+	if (!c || c->broken)
+		return 0;
+	for (int k = 0; k < s->nvalues; k++) {
+		const struct perf_event_mmap_page *page = c->page[c->open[k]];
+
+		if (!page || !selfread(page, arch_read_pmc, &now[k])) {
+			s->have_last = 0;
+			return 0;
+		}
+	}
+	for (int k = 0; k < s->nvalues; k++) {
+		d[k] = s->have_last ? now[k] - s->last[k] : 0;
+		s->last[k] = now[k];
+	}
+	s->have_last = 1;
+	return 1;
+}
+
+static void add_values(const struct sampler *s, struct rf_sample_slot *slot, const uint64_t *d)
+{
+	uint64_t *v = slot->pc + s->rec->depth;
+
+	for (int k = 0; k < s->nvalues; k++)
+		__atomic_store_n(&v[k], __atomic_load_n(&v[k], __ATOMIC_RELAXED) + d[k],
+				 __ATOMIC_RELAXED);
+}
+
+/* One more sample of stack pc[n] under region, with the counts d (NULL:
+ * none read). */
+static void store(const struct sampler *s, const uintptr_t *pc, int n, uint32_t region,
+		  const uint64_t *d)
 {
 	uint64_t h = hash(pc, n, region);
 
@@ -68,8 +108,12 @@ static void store(const struct sampler *s, const uintptr_t *pc, int n, uint32_t 
 			slot->region = region;
 			slot->nframes = (uint16_t)n;
 			memcpy(slot->pc, pc, (size_t)n * sizeof(pc[0]));
+			if (d)
+				add_values(s, slot, d);
 			__atomic_store_n(&slot->count, 1, __ATOMIC_RELEASE);
 		} else if (same(slot, pc, n, region)) {
+			if (d)
+				add_values(s, slot, d);
 			__atomic_store_n(&slot->count, c + 1, __ATOMIC_RELAXED);
 		} else {
 			continue;
@@ -90,24 +134,30 @@ static void store(const struct sampler *s, const uintptr_t *pc, int n, uint32_t 
 #define UC_FP(uc) (uc)->uc_mcontext.regs[29]
 #endif
 
-static void take(const struct sampler *s, const ucontext_t *uc)
+static void take(struct sampler *s, const ucontext_t *uc)
 {
 #ifdef UC_PC
 	uintptr_t pc[SAMPLE_DEPTH];
-	int n, end;
+	uint64_t d[RF_EVENTS_MAX];
+	int n, end, valued;
 
-	/* a marker (or the shim's setup) interrupted: its state is mid-change */
+	/* a marker (or the shim's setup) interrupted: its state is mid-change
+	 * (its counters too: what they counted goes to the next sample) */
 	if (guard_busy()) {
 		drop(s->rec, RF_SAMPLE_BUSY);
 		return;
 	}
+	/* first: the handler's own work counts towards the next sample */
+	valued = s->nvalues > 0 && since_last(s, d);
+	if (s->nvalues > 0 && !valued)
+		drop(s->rec, RF_SAMPLE_UNREAD);
 	codemap_frozen = 1;
 	n = tablewalk_interrupted((uintptr_t)UC_PC(uc), (uintptr_t)UC_SP(uc), (uintptr_t)UC_FP(uc),
 				  SAMPLE_DEPTH - 1, pc, &end);
 	codemap_frozen = 0;
 	if (end != TABLEWALK_WHOLE)
 		drop(s->rec, RF_SAMPLE_PARTIAL);
-	store(s, pc, n, innermost());
+	store(s, pc, n, innermost(), valued ? d : NULL);
 #else
 	(void)uc;
 	drop(s->rec, RF_SAMPLE_PARTIAL);
@@ -117,7 +167,7 @@ static void take(const struct sampler *s, const ucontext_t *uc)
 void sample_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	const struct sampler *s = &sample_tls;
+	struct sampler *s = &sample_tls;
 
 	if (si->si_code <= 0) {		/* sent by a process, not by an event */
 		sample_pass_on(sig);

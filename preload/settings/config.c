@@ -181,6 +181,64 @@ static int load_functions(struct config *c, const char *v)
 	return 0;
 }
 
+static int parse_number(const char *v, long min, long max, long *d);
+
+int config_parse_sample(const char *v, int *hz, struct sample_by *by, char *err, size_t len)
+{
+	const char *at = strrchr(v, '@');
+	char name[EVENT_NAME_MAX], why[256];
+	unsigned long long period;
+	long d;
+	char *end;
+
+	memset(by, 0, sizeof(*by));
+	*hz = 0;
+	if (!at) {
+		if (parse_number(v, 0, CONFIG_MAX_SAMPLE, &d) == 0) {
+			*hz = (int)d;
+			return 0;
+		}
+		snprintf(err, len, "want 0..%d samples a second, or EVENT@PERIOD "
+			 "(instructions@10007)", CONFIG_MAX_SAMPLE);
+		return -1;
+	}
+	if ((size_t)(at - v) >= sizeof(name)) {
+		snprintf(err, len, "the event's name is too long");
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(at - v), v);
+	if (events_parse_one(name, &by->event, why, sizeof(why)) != 0) {
+		snprintf(err, len, "%s", why);
+		return -1;
+	}
+	errno = 0;
+	period = strtoull(at + 1, &end, 10);
+	if (errno || *end || end == at + 1 || at[1] == '-' || period < CONFIG_MIN_SAMPLE_PERIOD ||
+	    period > CONFIG_MAX_SAMPLE_PERIOD) {
+		snprintf(err, len, "want a period of %d..%llu %s after the @", CONFIG_MIN_SAMPLE_PERIOD,
+			 (unsigned long long)CONFIG_MAX_SAMPLE_PERIOD, name);
+		return -1;
+	}
+	by->set = 1;
+	by->period = period;
+	*hz = 1;
+	return 0;
+}
+
+static int load_sample(struct config *c, const char *v)
+{
+	char err[300];
+
+	c->sample = 0;
+	memset(&c->sample_by, 0, sizeof(c->sample_by));
+	if (!v || !*v)
+		return 0;
+	if (config_parse_sample(v, &c->sample, &c->sample_by, err, sizeof(err)) == 0)
+		return 0;
+	log_error("PMCSHIM_SAMPLE='%s': %s; not sampling", v, err);
+	return -1;
+}
+
 static const struct choice stack_methods[] = {
 	{ "auto", STACKS_AUTO }, { "tables", STACKS_TABLES }, { "fp", STACKS_FP },
 	{ "unwind", STACKS_UNWIND }, { NULL, 0 } };
@@ -200,7 +258,7 @@ static const struct var vars[] = {
 	{ "PMCSHIM_SERIALIZE", FLAG, FIELD(serialize), .def = 0 },
 	{ "PMCSHIM_OPENMP", FLAG, FIELD(openmp), .def = 1 },
 	{ "PMCSHIM_FUNCTIONS", TEXT, .load = load_functions },
-	{ "PMCSHIM_SAMPLE", NUMBER, FIELD(sample), .min = 0, .max = CONFIG_MAX_SAMPLE, .def = 0 },
+	{ "PMCSHIM_SAMPLE", TEXT, .load = load_sample },
 	{ "PMCSHIM_LIKWID", FLAG, FIELD(likwid), .def = 1 },
 	{ "PMCSHIM_PAPI", FLAG, FIELD(papi), .def = 1 },
 	{ "PMCSHIM_NVTX", FLAG, FIELD(nvtx), .def = 1 },

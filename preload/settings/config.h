@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "counters/events.h"
 #include "format/reportfile.h"
@@ -37,6 +38,16 @@ enum {
 	STACKS_AUTO = -1		/* a setting only, never a result */
 };
 
+/* PMCSHIM_SAMPLE=EVENT@PERIOD: a sample every PERIOD counts of EVENT
+ * (any name PMCSHIM_EVENTS takes; ns for a clock). */
+#define CONFIG_MIN_SAMPLE_PERIOD 1000	/* fewer: the program would run its handler */
+#define CONFIG_MAX_SAMPLE_PERIOD (UINT64_C(1) << 48)
+struct sample_by {
+	int set;			/* 0: the default event at sample per second */
+	struct event_spec event;
+	uint64_t period;
+};
+
 /* Every PMCSHIM_* variable the shim reads is a row of the table in
  * config.c (its name, how it is checked, its default, its field here). */
 struct config {
@@ -52,8 +63,10 @@ struct config {
 	char output[PATH_MAX];	/* PMCSHIM_OUTPUT: pattern, %p %h %e %r not yet expanded */
 	int openmp;		/* PMCSHIM_OPENMP: OpenMP regions (default 1) */
 	const char *functions;	/* PMCSHIM_FUNCTIONS, checked by functions.c; NULL: all */
-	int sample;		/* PMCSHIM_SAMPLE: samples per second of each thread's
-				 * CPU time (preload/sample/); 0: no sampling */
+	int sample;		/* PMCSHIM_SAMPLE: nonzero: sampling (preload/sample/);
+				 * the samples a second of each thread's CPU time,
+				 * or 1 when sample_by names an event */
+	struct sample_by sample_by;	/* PMCSHIM_SAMPLE=EVENT@PERIOD */
 	/* Other tools' annotations taken as regions (default 1): */
 	int likwid;		/* PMCSHIM_LIKWID: LIKWID's marker API (likwid.c) */
 	int papi;		/* PMCSHIM_PAPI: PAPI's high-level API (papihl.c) */
@@ -80,6 +93,11 @@ int config_expand_output(const char *pattern, int pid, const char *host,
  * before MPI_Init: Open MPI, PMIx, MPICH's Hydra (PMI), Slurm's srun.
  * 0, or -1 outside a job; *size -1 when not told. */
 int config_mpi_rank(long *rank, long *size);
+/* PMCSHIM_SAMPLE's value (and the launcher's --sample=): "HZ" (0..
+ * CONFIG_MAX_SAMPLE samples a second; *hz set, by->set 0) or
+ * "EVENT@PERIOD" (*hz 1, by filled). 0, or -1 with what is wanted in
+ * err. */
+int config_parse_sample(const char *v, int *hz, struct sample_by *by, char *err, size_t len);
 /* The default output pattern: with the rank in it in an MPI job. */
 const char *config_default_output(const struct config *c);
 

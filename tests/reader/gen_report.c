@@ -38,6 +38,10 @@
  *   --samples        thread 0's sampled stacks (RF_SAMPLES): 300 in the
  *                    program under the first region, 100 in the library
  *                    outside every region, 3 dropped
+ *   --sample-values  with --samples: each slot also holds what thread 0's
+ *                    open events (instructions, cycles) counted at its
+ *                    samples: 3e6 and 1.5e6 in the program, 4e5 and 8e5
+ *                    in the library
  *   --first-name TEXT  the first region's name is TEXT (a name a
  *                    spreadsheet would take for a formula, ...)
  *   --tree F         the header has RF_TREE and sites name parents: in
@@ -92,6 +96,7 @@ struct gen {
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
 	int samples;			/* --samples: thread 0's sampled stacks */
+	int sample_values;		/* --sample-values: and their counts */
 	long truncate;			/* -1: none */
 	long rank, size;		/* an MPI rank (rank -1: not one) */
 	unsigned tree;			/* fan-out of the sites' tree, 0: no tree */
@@ -557,7 +562,8 @@ static void corrupt(struct gen *g, const char *what)
  * free; 2 samples dropped with the table full, 1 inside a marker. */
 static void samples(struct gen *g)
 {
-	uint32_t slot_size = (uint32_t)sizeof(struct rf_sample_slot) + 4 * 8;
+	uint32_t nv = g->sample_values ? 2 : 0;
+	uint32_t slot_size = (uint32_t)sizeof(struct rf_sample_slot) + 4 * 8 + nv * 8;
 	struct rf_samples *s;
 	struct rf_sample_slot *slot;
 
@@ -570,9 +576,13 @@ static void samples(struct gen *g)
 	slot = (void *)((char *)(s + 1));
 	slot->count = 300, slot->region = 1, slot->nframes = 2;
 	slot->pc[0] = BASE0 + 0x1234, slot->pc[1] = BASE0 + 0x2000;
+	if (nv)
+		slot->pc[4] = 3000000, slot->pc[5] = 1500000;
 	slot = (void *)((char *)(s + 1) + 2 * slot_size);
 	slot->count = 100, slot->region = 0, slot->nframes = 1;
 	slot->pc[0] = BASE1 + 0x40;
+	if (nv)
+		slot->pc[4] = 400000, slot->pc[5] = 800000;
 }
 
 static void write_out(const struct gen *g, const char *path)
@@ -833,6 +843,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;
 		else if (!strcmp(a, "--odd-names")) g.odd_names = 1;
 		else if (!strcmp(a, "--samples")) g.samples = 1;
+		else if (!strcmp(a, "--sample-values")) g.sample_values = 1;
 		else if (a[0] == '-') die("unknown option ", a);
 		else out = a;
 	}

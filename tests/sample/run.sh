@@ -105,6 +105,37 @@ rc=$?
 	printf '%s\n' "$got" | grep -qE "^pmcshim-report: $tmp/bad.pmc: corrupt samples record at offset [0-9]+: 5 slots of 48 bytes do not fit\$" &&
 	result reader_corrupt_samples ok || result reader_corrupt_samples fail "exit $rc: $got"
 
+# counter values per slot: each event's sum and IPC (CSV and table)
+"$G" --samples --sample-values "$tmp/genv.pmc"
+want='function,module,samples,share,task-clock,instructions,cycles,ipc
+[app+0x1234],app,300,0.7500,300000000,3000000,1500000,2.0000
+[libwork.so+0x40],libwork.so,100,0.2500,100000000,400000,800000,0.5000'
+got=$("$R" --functions --format csv --no-symbolize "$tmp/genv.pmc" 2>&1)
+[ "$got" = "$want" ] && result reader_sample_values_csv ok || result reader_sample_values_csv fail "$got"
+"$R" --functions --no-symbolize "$tmp/genv.pmc" >"$tmp/genv.table" 2>&1
+grep -q '^samples  share  time (est.)  instructions  cycles   IPC  function  ' "$tmp/genv.table" &&
+	grep -q '^    300  75.0%       300 ms        3.00 M  1.50 M  2.00  \[app+0x1234\]  ' "$tmp/genv.table" &&
+	result reader_sample_values_table ok || result reader_sample_values_table fail "$(cat "$tmp/genv.table")"
+# a file without values (the first part's) shows no event columns
+got=$("$R" --functions --format csv --no-symbolize "$tmp/gen.pmc" | head -1)
+[ "$got" = 'function,module,samples,share,task-clock' ] && result reader_no_values_no_columns ok ||
+	result reader_no_values_no_columns fail "$got"
+# --children: the caller's frame holds the samples of its callee, itself none
+got=$("$R" --functions --children --format csv --no-symbolize "$tmp/gen.pmc" | cut -d, -f1,3-5)
+want='function,samples,share,children
+[app+0x1234],300,0.7500,0.7500
+[app+0x2000],0,0.0000,0.7500
+[libwork.so+0x40],100,0.2500,0.2500'
+[ "$got" = "$want" ] && result reader_children ok || result reader_children fail "$got"
+# --stacks: the sampled stacks under the functions; folded-stacks: the
+# sampled stacks without --functions too, where the report holds them
+"$R" --stacks --no-symbolize "$tmp/gen.pmc" >"$tmp/gen.stacks" 2>&1
+grep -q '^       300  75.0%  \[solve\];\[app+0x2000\];\[app+0x1234\]$' "$tmp/gen.stacks" &&
+	result reader_sampled_stacks ok || result reader_sampled_stacks fail "$(tail -4 "$tmp/gen.stacks")"
+got=$("$R" --format folded-stacks --no-symbolize "$tmp/gen.pmc" 2>&1)
+[ "$got" = '[solve];[app+0x2000];[app+0x1234] 300
+[libwork.so+0x40] 100' ] && result reader_folded_sampled ok || result reader_folded_sampled fail "$got"
+
 # --- shares, output, settings --------------------------------------------------------
 shim ratio ratio
 shares ratio shares_1_to_3
@@ -124,7 +155,7 @@ SAMPLE= shim unsampled ratio
 	result off_by_default fail "$(grep functions "$tmp/table2")"
 
 SAMPLE=often shim badvalue ratio
-lines=$(grep -c "PMCSHIM_SAMPLE='often': want 0..100000; using 0" "$tmp/badvalue.err")
+lines=$(grep -c "PMCSHIM_SAMPLE='often': want 0..100000 samples a second, or EVENT@PERIOD (instructions@10007); not sampling" "$tmp/badvalue.err")
 [ "$rc" = 0 ] && [ "$lines" = 1 ] && [ -z "$(fns badvalue)" ] && result bad_value_one_line ok ||
 	result bad_value_one_line fail "exit $rc; $(cat "$tmp/badvalue.err")"
 
@@ -223,6 +254,48 @@ done
 	result fork_and_exec fail "exit $rc, $(cat "$tmp/forks.out"), files $ok (want 111)" \
 		"$(head -3 "$tmp/forks.err")"
 
+# the shim's handler hidden: the program asks every real-time signal's
+# action and sees the default; sampling goes on; setting one (takesig
+# above) is told the default was there
+shim hidden hidden
+c=$(fns hidden)
+[ "$rc" = 0 ] && [ "$(cat "$tmp/hidden.out")" = "hidden" ] && [ "$(col "$c" one 3)" -gt 100 ] &&
+	[ ! -s "$tmp/hidden.err" ] && result handler_hidden ok ||
+	result handler_hidden fail "exit $rc, $(cat "$tmp/hidden.out" "$tmp/hidden.err")" "$c"
+
+# samples inside the program's own signal handler
+shim inhandler inhandler
+c=$(fns inhandler)
+[ "$rc" = 0 ] && [ "$(cat "$tmp/inhandler.out")" = "handled 8" ] &&
+	[ "$(col "$c" handler_work 3)" -gt 100 ] && result sample_in_handler ok ||
+	result sample_in_handler fail "exit $rc, $(cat "$tmp/inhandler.out")" "$c"
+
+# --children with recursion: rec() six deep counts each sample once
+shim recurse recurse
+c=$(fns recurse --children)
+[ "$rc" = 0 ] && awk -v s="$(col "$c" rec 5)" 'BEGIN { exit !(s >= 0.95 && s <= 1) }' &&
+	awk -v s="$(col "$c" main 5)" 'BEGIN { exit !(s >= 0.95 && s <= 1) }' &&
+	result children_recursion_once ok || result children_recursion_once fail "exit $rc" "$c"
+
+# samples while the program forks (200 times), execs and unloads
+# libraries, on another thread that runs one() meanwhile; and in code
+# with no unwind tables whose frame pointer leads nowhere
+hostile() {	# NAME MODE WANT-OUTPUT WANT-STATUS
+	shim "$1" "$2"
+	t=$(total "$(fns "$1")")
+	if [ "$rc" = "$4" ] && [ "$(cat "$tmp/$1.out")" = "$3" ] && [ ! -s "$tmp/$1.err" ] &&
+	   [ "$t" -gt 100 ]; then
+		result "$1" ok
+	else
+		result "$1" fail "exit $rc (want $4), $t samples, $(cat "$tmp/$1.out")" \
+			"$(head -5 "$tmp/$1.err" "$tmp/$1.rerr")"
+	fi
+}
+hostile sample_during_fork forkloop "forked 200" 0
+hostile sample_during_exec execthreads "" 7
+hostile sample_during_dlclose dlclose "unloaded 800" 0
+hostile sample_in_jit_code jit "jit ran" 0
+
 # --- perf, the same program --------------------------------------------------------------
 if command -v perf >/dev/null 2>&1 &&
    perf record -q -F 999 -e cpu-clock -o "$tmp/perf.data" $P ratio >/dev/null 2>"$tmp/perf.err"; then
@@ -249,6 +322,15 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87 \
 		PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_ratio ratio
 	shares asan_ratio asan_shares
+	# (each against the output of the run above without the sanitizer)
+	for p in forkloop:sample_during_fork dlclose:sample_during_dlclose jit:sample_in_jit_code \
+		 inhandler:inhandler hidden:hidden; do
+		m=${p%%:*}
+		ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87 \
+			PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_$m $m
+		[ "$rc" = 0 ] && [ "$(cat "$tmp/asan_$m.out")" = "$(cat "$tmp/${p#*:}.out")" ] &&
+			result asan_$m ok || result asan_$m fail "exit $rc" "$(head -5 "$tmp/asan_$m.err")"
+	done
 	ASAN_OPTIONS=detect_leaks=1:exitcode=86 UBSAN_OPTIONS=halt_on_error=1:exitcode=87 \
 		PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" shim asan_forks forks
 	[ "$rc" = 0 ] && [ "$(cat "$tmp/asan_forks.out")" = "child 7" ] &&
@@ -256,6 +338,7 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 		result asan_fork_and_exec fail "exit $rc" "$(head -5 "$tmp/asan_forks.err")"
 else
 	result asan_shares "skip:no ASan shim or no libasan"
+	result asan_hostile "skip:no ASan shim or no libasan"
 	result asan_fork_and_exec "skip:no ASan shim or no libasan"
 fi
 if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sample/sampled" ]; then
@@ -273,8 +356,16 @@ if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sample/sampled" ]; then
 		result tsan_ratio ok ||
 		result tsan_ratio fail "exit $rc, $t samples" "$(head -20 "$tmp/tsan_ratio.err")"
 
+	for p in forkloop:sample_during_fork dlclose:sample_during_dlclose inhandler:inhandler; do
+		m=${p%%:*}
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 PMCSHIM_STACK_METHOD=fp \
+			PROG=$B/tsan/sample/sampled PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_$m $m
+		[ "$rc" = 0 ] && [ "$(cat "$tmp/tsan_$m.out")" = "$(cat "$tmp/${p#*:}.out")" ] &&
+			result tsan_$m ok || result tsan_$m fail "exit $rc" "$(head -20 "$tmp/tsan_$m.err")"
+	done
 else
 	result tsan_thread_blocks_signals "skip:no TSan shim or TSan build of the program"
+	result tsan_hostile "skip:no TSan shim or TSan build of the program"
 	result tsan_ratio "skip:no TSan shim or TSan build of the program"
 fi
 

@@ -37,7 +37,10 @@ PMCSHIM_FUNCTIONS|min=5|PMCSHIM_FUNCTIONS='"'min=5'"': min=5: want a duration su
 PMCSHIM_LIKWID|2|PMCSHIM_LIKWID='"'2'"': want 0 or 1; using 1
 PMCSHIM_PAPI|x|PMCSHIM_PAPI='"'x'"': want 0 or 1; using 1
 PMCSHIM_NVTX|on|PMCSHIM_NVTX='"'on'"': want 0 or 1; using 1
-PMCSHIM_SAMPLE|abc|PMCSHIM_SAMPLE='"'abc'"': want 0..100000; using 0
+PMCSHIM_SAMPLE|abc|PMCSHIM_SAMPLE='"'abc'"': want 0..100000 samples a second, or EVENT@PERIOD (instructions@10007); not sampling
+PMCSHIM_SAMPLE|instructions@5|PMCSHIM_SAMPLE='"'instructions@5'"': want a period of 1000..281474976710656 instructions after the @; not sampling
+PMCSHIM_SAMPLE|instructions@|PMCSHIM_SAMPLE='"'instructions@'"': want a period of 1000..281474976710656 instructions after the @; not sampling
+PMCSHIM_SAMPLE|bogus@10007|PMCSHIM_SAMPLE='"'bogus@10007'"': '"'bogus'"': unknown event
 PMCSHIM_STACKDEPTH|3|PMCSHIM_STACKDEPTH: not a variable pmcshim reads; ignored (PMCSHIM_STACK_DEPTH?)
 pmcshim_quiet|1|pmcshim_quiet: not a variable pmcshim reads; ignored (PMCSHIM_QUIET?)'
 
@@ -59,7 +62,8 @@ PMCSHIM_FUNCTIONS|a b|3|PMCSHIM_FUNCTIONS='"'a b'"': '"'a b'"' is neither a func
 PMCSHIM_LIKWID|on|3|PMCSHIM_LIKWID='"'on'"': want 0 or 1; using 1
 PMCSHIM_PAPI|2|3|PMCSHIM_PAPI='"'2'"': want 0 or 1; using 1
 PMCSHIM_NVTX|x|3|PMCSHIM_NVTX='"'x'"': want 0 or 1; using 1
-PMCSHIM_SAMPLE|x|3|PMCSHIM_SAMPLE='"'x'"': want 0..100000; using 0
+PMCSHIM_SAMPLE|x|3|PMCSHIM_SAMPLE='"'x'"': want 0..100000 samples a second, or EVENT@PERIOD (instructions@10007); not sampling
+PMCSHIM_SAMPLE|cycles@-3|3|PMCSHIM_SAMPLE='"'cycles@-3'"': want a period of 1000..281474976710656 cycles after the @; not sampling
 PMCSHIM_EVENT|task-clock|3|PMCSHIM_EVENT: not a variable pmcshim reads; ignored (PMCSHIM_EVENTS?)'
 
 # The launcher's options: LONG NAME|ARGUMENTS (word-split; the command
@@ -81,7 +85,9 @@ metrics|--metrics , touch ran|-M: '"','"' names no metric
 group|-g NOSUCH touch ran|-M: '"'NOSUCH'"': no such metric or group
 metrics-file|--metrics-file /nonexistent.def -M IPC touch ran|/nonexistent.def: No such file or directory
 list-metrics|--list-metrics=all|--list-metrics=all: unknown option
-sample|--sample=0 touch ran|--sample '"'0'"': want 1..100000 samples a second
+sample|--sample=0 touch ran|--sample '"'0'"': want 1..100000 samples a second, or EVENT@PERIOD (instructions@10007)
+sample|--sample=instructions@1 touch ran|--sample '"'instructions@1'"': want a period of 1000..281474976710656 instructions after the @
+sample|--sample=nosuch@20000 touch ran|--sample '"'nosuch@20000'"': '"'nosuch'"': unknown event
 repeat|-r 0 touch ran|-r '"'0'"': want 1..1000 runs
 repeat|--repeat x touch ran|-r '"'x'"': want 1..1000 runs
 repeat|-r 1001 touch ran|-r '"'1001'"': want 1..1000 runs
@@ -98,6 +104,7 @@ duration|--system --duration 0 touch ran|--duration '"'0'"': want seconds, more 
 # The reader's options: LONG NAME|ARGUMENTS (word-split; @ is a
 # report)|the line
 READER_OPTS='threads|--threads=1 @|--threads=1: unknown option
+children|--children=1 @|--children=1: unknown option
 by-process|--by-process=1 @|--by-process=1: unknown option
 by-command|--by-command=1 @|--by-command=1: unknown option
 stacks|--stacks=1 @|--stacks=1: unknown option

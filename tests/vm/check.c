@@ -1122,6 +1122,148 @@ static void test_narrow_counters(void)
 	printf("    depth 0, 2 events, 32-bit counters: %.1f instructions per pair\n", pair);
 }
 
+/* --- sampling on instructions (guest/sampled.c; init's sample-*) ------ */
+struct sampled_run {
+	uint64_t main_ins;		/* the main thread's instructions */
+	uint64_t handled;		/* the sampler's signals: taken and not */
+	uint64_t all, n[2];		/* samples: all, in one() and three() */
+	uint64_t v[2][2];		/* what they read in one() and three():
+					 * instructions, cycles */
+	uint32_t nvalues;
+};
+
+/* The range "range NAME LO HI" of guest/sampled.c's output says. */
+static int sampled_range(const char *scenario, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char prefix[64], line[256];
+	unsigned long long a, b;
+
+	snprintf(prefix, sizeof(prefix), "range %s ", name);
+	if (out_line(scenario, prefix, line, sizeof(line)) != 0 ||
+	    sscanf(line + strlen(prefix), "%llx %llx", &a, &b) != 2)
+		return -1;
+	*lo = a, *hi = b;
+	return 0;
+}
+
+static void sampled_table(const struct rf_samples *s, const uint64_t lo[2], const uint64_t hi[2],
+			  struct sampled_run *o)
+{
+	o->handled += s->taken + s->dropped[RF_SAMPLE_FULL] + s->dropped[RF_SAMPLE_BUSY];
+	o->nvalues = rf_sample_nvalues(s);
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		const struct rf_sample_slot *slot = rf_sample_slot(s, i);
+
+		if (!slot->count || !slot->nframes)
+			continue;
+		o->all += slot->count;
+		for (int k = 0; k < 2; k++) {
+			if (slot->pc[0] < lo[k] || slot->pc[0] >= hi[k])
+				continue;
+			o->n[k] += slot->count;
+			for (uint32_t j = 0; j < o->nvalues && j < 2; j++)
+				o->v[k][j] += rf_sample_values(s, slot)[j];
+		}
+	}
+}
+
+static int sampled_read(const char *scenario, struct sampled_run *o)
+{
+	char path[4096], why[128];
+	uint64_t lo[2] = { 0, 0 }, hi[2] = { 0, 0 }, off = 0;
+	const struct rf_record *r;
+	struct rf_file f;
+	int bad;
+
+	memset(o, 0, sizeof(*o));
+	if (find_file(scenario, path, sizeof(path)) != 0 || rf_open(path, &f, why, sizeof(why)))
+		return -1;
+	sampled_range(scenario, "one", &lo[0], &hi[0]);
+	sampled_range(scenario, "three", &lo[1], &hi[1]);
+	while ((r = rf_next(&f, &off, &bad))) {
+		if (r->type == RF_THREAD && ((const struct rf_thread *)r)->is_main)
+			o->main_ins = ((const struct rf_thread *)r)->totals[INS];
+		if (r->type == RF_SAMPLES && rf_samples_ok((const void *)r))
+			sampled_table((const void *)r, lo, hi, o);
+	}
+	rf_close(&f);
+	return 0;
+}
+
+/* one() and three() (1:3) take 25% and 75% of the samples within 1
+ * point, and of the instructions the samples read; cycles read too, so
+ * each has an IPC. Fewer samples than a tenth of the run's instructions
+ * over the period: the interrupts came late (QEMU 7.2 raises the PMU's
+ * overflow interrupt at the guest's ticks only), said and skipped. */
+static void sampled_shares(const char *scenario, double per_sample)
+{
+	struct sampled_run o;
+	double s1, s3, i1, due;
+
+	ua = "ua1";	/* (test_multiplexing leaves it empty) */
+	CHECK(sampled_read(scenario, &o) == 0, "no %s report", scenario);
+	due = (double)o.main_ins / per_sample;
+	s1 = (double)o.n[0] / (double)(o.all + !o.all), s3 = (double)o.n[1] / (double)(o.all + !o.all);
+	i1 = (double)o.v[0][0] / (double)(o.v[0][0] + o.v[1][0] + !(o.v[0][0] + o.v[1][0]));
+	printf("    %s: %llu samples (%.0f due): one %.2f%%, three %.2f%%; of their instructions "
+	       "one %.2f%%; IPC %.3f and %.3f\n", scenario, (unsigned long long)o.all, due,
+	       100 * s1, 100 * s3, 100 * i1,
+	       o.v[0][1] ? (double)o.v[0][0] / (double)o.v[0][1] : 0,
+	       o.v[1][1] ? (double)o.v[1][0] / (double)o.v[1][1] : 0);
+	if ((double)o.all < due / 10)
+		SKIP("%s: %llu samples where %.0f were due: the overflow interrupts came late "
+		     "(QEMU raises the PMU's at the guest's ticks)", scenario,
+		     (unsigned long long)o.all, due);
+	CHECK(o.all >= 2000, "%llu samples", (unsigned long long)o.all);
+	CHECK(fabs(s1 - 0.25) <= 0.01 && fabs(s3 - 0.75) <= 0.01, "shares not 25/75 within 1 point");
+	CHECK(o.nvalues == 2, "values per slot: %u, want 2", o.nvalues);
+	CHECK(fabs(i1 - 0.25) <= 0.01, "instructions read not 1:3 within 1 point");
+	CHECK(o.v[0][1] > 0 && o.v[1][1] > 0, "cycles read");
+}
+
+static void test_sampled_shares_instructions(void)
+{
+	sampled_shares("sample-ratio", 10007);
+}
+
+/* task-clock every 20,011 ns: under -icount shift=0 a virtual ns is an
+ * instruction (the kernel's included), so about every 20,011. */
+static void test_sampled_shares_clock(void)
+{
+	sampled_shares("sample-clock", 20011);
+}
+
+/* One sample's cost in user-space instructions: what sampling adds to
+ * the main thread's count, per sample, between two sizes of the same
+ * program (the set-up's cost, the same at both, drops out). Written to
+ * DIR/sample-cost for make bench-sample. */
+static void test_sample_cost(void)
+{
+	struct sampled_run on1, off1, on2, off2;
+	double cost;
+	char path[4096];
+	FILE *f;
+
+	ua = "ua1";
+	CHECK(sampled_read("sample-on100000", &on1) == 0 && sampled_read("sample-off100000", &off1) == 0 &&
+	      sampled_read("sample-on200000", &on2) == 0 && sampled_read("sample-off200000", &off2) == 0,
+	      "sample-on/off reports");
+	CHECK(on2.handled > on1.handled && on1.handled > 0, "samples %llu, %llu",
+	      (unsigned long long)on1.handled, (unsigned long long)on2.handled);
+	cost = ((double)(on2.main_ins - off2.main_ins) - (double)(on1.main_ins - off1.main_ins)) /
+	       (double)(on2.handled - on1.handled);
+	printf("    one sample costs %.1f instructions in user space (%llu and %llu samples; "
+	       "unsampled %llu and %llu instructions)\n", cost, (unsigned long long)on1.handled,
+	       (unsigned long long)on2.handled, (unsigned long long)off1.main_ins,
+	       (unsigned long long)off2.main_ins);
+	CHECK(cost > 10 && cost < 100000, "cost %.1f", cost);
+	snprintf(path, sizeof(path), "%s/sample-cost", dir);
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%.1f\n", cost);
+		fclose(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1167,6 +1309,9 @@ int main(int argc, char **argv)
 	RUN(test_check_finds_pmu);
 	RUN(test_multiplexing);
 	RUN(test_region_coverage);
+	RUN(test_sampled_shares_instructions);
+	RUN(test_sampled_shares_clock);
+	RUN(test_sample_cost);
 	ua = "";
 	RUN(test_tablewalk_rules);
 	ua = "ua1";

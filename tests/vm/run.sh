@@ -30,6 +30,8 @@ mkdir -p "$W/cache" "$W/x"
 make -s CROSS=$X $XB/libpmcshim.so $XB/pmcshim >/dev/null || die "cross build of the shim failed"
 ${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -Iinclude -pthread -o "$W/hw" \
 	tests/vm/guest/hw.c || die "cross build of tests/vm/guest/hw.c failed"
+${X}gcc -std=c11 -Wall -Wextra -Werror -O2 -o "$W/sampled" tests/vm/guest/sampled.c ||
+	die "cross build of tests/vm/guest/sampled.c failed"
 
 # --- the unwind-table walk against libunwind (tablewalk): the host's
 # differential suite's programs (tests/tests.mk), cross-built: mixed.c at
@@ -97,7 +99,7 @@ cp "$W/x/bin/busybox" "$R/bin/"
 cp -a "$W/x/lib/ld-linux-aarch64.so.1" "$R/lib/"
 cp -a "$W/x/$L/." "$R/$L/"			# glibc, liblzma (libunwind's)
 cp -a "$W"/x/usr/$L/libunwind.so.8* "$W"/x/usr/$L/libpfm.so.4* "$R/usr/$L/"	# dlopen()ed
-cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$R/"
+cp "$XB/libpmcshim.so" "$XB/pmcshim" "$W/hw" "$W/sampled" "$R/"
 for a in $TW_APPS hw-omitfp; do cp "$W/$a" "$R/"; done	# tablewalk
 cp "$XB/tests/test_cfi" "$R/"				# tablewalk
 echo "$TW_APPS" > "$R/tw-apps"				# tablewalk

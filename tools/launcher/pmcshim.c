@@ -38,7 +38,9 @@ static void usage(FILE *out)
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
 	      "  -s, --sample[=HZ]  also sample every thread, HZ times a second of its CPU\n"
 	      "                     time (1..100000, default 1000): the table gets the\n"
-	      "                     functions the time went to, per region too\n"
+	      "                     functions the time went to, per region too;\n"
+	      "      --sample=EVENT@PERIOD  a sample every PERIOD counts of EVENT\n"
+	      "                     (instructions@10007; PERIOD >= 1000)\n"
 	      "  -o, --output DIR   the run directory (made if missing, its missing parents\n"
 	      "                     with mode 0700; must be empty);\n"
 	      "                     default: pmcshim-COMMAND-YYYYmmdd-HHMMSS here\n"
@@ -90,21 +92,24 @@ static int check_depth(const char *v)
 	return 0;
 }
 
-/* --sample[=HZ]: 1..CONFIG_MAX_SAMPLE a second; none given: 1000. */
+/* --sample[=HZ|EVENT@PERIOD]: as PMCSHIM_SAMPLE takes it, but not 0;
+ * none given: 1000 a second. */
 static int check_sample(const char *v, const char **out)
 {
-	char *end;
-	long hz;
+	struct sample_by by;
+	char err[300];
+	int hz, bad;
 
 	if (!v) {
 		*out = "1000";
 		return 0;
 	}
-	errno = 0;
-	hz = strtol(v, &end, 10);
-	if (errno || *end || end == v || hz < 1 || hz > CONFIG_MAX_SAMPLE) {
-		fprintf(stderr, LAUNCHER ": --sample '%s': want 1..%d samples a second\n", v,
-			CONFIG_MAX_SAMPLE);
+	bad = config_parse_sample(v, &hz, &by, err, sizeof(err));
+	if (bad || hz == 0) {
+		if (!bad)
+			snprintf(err, sizeof(err), "want 1..%d samples a second, or EVENT@PERIOD "
+				 "(instructions@10007)", CONFIG_MAX_SAMPLE);
+		fprintf(stderr, LAUNCHER ": --sample '%s': %s\n", v, err);
 		return -1;
 	}
 	*out = v;

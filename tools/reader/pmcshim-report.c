@@ -74,7 +74,8 @@ static void usage(FILE *out)
 	      "  --event NAME       the weight: an event, or wall (default: the first\n"
 	      "                     event with values, else wall)\n"
 	      "  --format FORMAT    table (default), csv, folded (region paths for flame\n"
-	      "                     graphs: main;solve;factor WEIGHT), folded-stacks (each\n"
+	      "                     graphs: main;solve;factor WEIGHT), folded-stacks (the\n"
+	      "                     sampled stacks of a run with --sample, else each\n"
 	      "                     region's call-site stacks folded), speedscope (a region\n"
 	      "                     flame graph for the speedscope viewer), html (one\n"
 	      "                     self-contained page), json (each file in full),\n"
@@ -90,7 +91,11 @@ static void usage(FILE *out)
 	      "  --functions        the sampled functions alone (a run with --sample):\n"
 	      "                     function, module, samples, share, estimated time; with\n"
 	      "                     --region, those inside the regions it selects (table\n"
-	      "                     and csv; the table shows them after the regions)\n"
+	      "                     and csv; the table shows them after the regions);\n"
+	      "                     with --stacks, the sampled stacks too\n"
+	      "  --children         the functions' inclusive shares too (samples whose\n"
+	      "                     stack holds the function, once each), as perf\n"
+	      "                     report --children; sorted by them\n"
 	      "  --totals           the totals alone (table and csv): the run's, each\n"
 	      "                     process's, with --threads each thread's\n"
 	      "  -M, --metrics LIST derived metrics (comma separated names or groups, from\n"
@@ -219,7 +224,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "list-metrics", no_argument, NULL, 'L' },
 		{ "repeat", no_argument, NULL, 'P' }, { "functions", no_argument, NULL, 'U' },
 		{ "intervals", no_argument, NULL, 'N' },
-		{ "by-command", no_argument, NULL, 'B' }, { NULL, 0, NULL, 0 } };
+		{ "by-command", no_argument, NULL, 'B' }, { "children", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 } };
 	static const char *const sorts[] = { "incl", "excl", "mean", "min", "max", "calls",
 					     "share", "ipc", "wall", "name", "coverage", "source" };
 	static const char *const formats[] = { "table", "csv", "json", "folded", "json-table",
@@ -257,6 +263,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'N': intervals = true; break;
 		case 'T': o->totals = true; break;
 		case 'U': o->functions = true; break;
+		case 'D': o->children = true; break;
 		case 'c':
 			if (parse_percent("--min-coverage", optarg, &o->min_coverage))
 				return 2;
@@ -434,8 +441,9 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 		model_tables(m);
 	if (collapse)
 		metrics_collapse(m);
-	if ((o->format == F_FOLDED || o->format == F_FOLDED_STACKS || o->format == F_SPEEDSCOPE ||
-	     o->format == F_HTML) && !sampled_profile(m) && profile_empty(m)) {
+	if ((o->format == F_FOLDED || (o->format == F_FOLDED_STACKS && !functions_present(m)) ||
+	     o->format == F_SPEEDSCOPE || o->format == F_HTML) && !sampled_profile(m) &&
+	    profile_empty(m)) {
 		model_free(m);
 		return 2;
 	}
@@ -467,7 +475,8 @@ static int summarize(struct report **files, size_t n, const struct opts *o)
 	case F_FOLDED: render_tree_folded(stdout, m); break;
 	case F_JSON_TABLE: render_json_table(stdout, m); break;
 	case F_FOLDED_STACKS:
-		if (o->functions)
+		/* sampled stacks where there are: the whole run's, by samples */
+		if (o->functions || functions_present(m))
 			render_functions_folded(stdout, m);
 		else
 			render_folded(stdout, m);

@@ -41,6 +41,7 @@ struct opts {
 	double min_share;		/* --min-share, as a fraction */
 	bool functions;			/* --functions: the sampled functions alone */
 	bool by_command;		/* --by-command: totals per executable */
+	bool children;			/* --children: the functions' inclusive shares */
 };
 
 /* A sum over region rows: have/miss count the rows with a value and with

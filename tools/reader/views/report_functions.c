@@ -22,7 +22,9 @@ struct fn {
 	const char *key;		/* name, NUL, module: the hash key */
 	const char *name, *module;
 	uint64_t samples, est;		/* est: samples times their period */
+	uint64_t children;		/* samples whose stack holds it (once each) */
 	bool timed;			/* some samples had a period in ns */
+	uint64_t *val;			/* [model event]: what the samples read */
 	UT_hash_handle hh;
 };
 
@@ -31,6 +33,8 @@ struct fsum {
 	struct fn **fn;
 	size_t n;
 	uint64_t total, dropped[RF_SAMPLE_DROPS];
+	size_t nev;			/* the model's events */
+	bool *valued;			/* [event]: some table read it at its samples */
 	size_t stopped;			/* tables whose sampling stopped */
 	const char *event;		/* the first table's event */
 	uint64_t period;		/* its period (0: varies) */
@@ -81,8 +85,7 @@ static void name_at(struct symbolizer *sz, const struct report *r, uint64_t pc, 
 		snprintf(name, len, "[%s+0x%" PRIx64 "]", *module, pc - mod->base);
 }
 
-static void add(struct fsum *fs, const char *name, const char *module, uint64_t n,
-		uint64_t period)
+static struct fn *find(struct fsum *fs, const char *name, const char *module)
 {
 	size_t ln = strlen(name), lm = strlen(module);
 	char *key = xmalloc(ln + lm + 2);
@@ -96,14 +99,75 @@ static void add(struct fsum *fs, const char *name, const char *module, uint64_t 
 		f->key = pool_strndup(&fs->pool, key, ln + lm + 1);
 		f->name = f->key;
 		f->module = f->key + ln + 1;
+		f->val = pool_zalloc(&fs->pool, (fs->nev ? fs->nev : 1) * sizeof(*f->val));
 		HASH_ADD_KEYPTR(hh, fs->byname, f->key, ln + lm + 1, f);
 	}
 	free(key);
+	return f;
+}
+
+/* n samples of f, with what they read (val: by model event, NULL: none) */
+static void add(struct fsum *fs, struct fn *f, uint64_t n, uint64_t period, const uint64_t *val)
+{
 	f->samples += n;
 	if (period) {
 		f->est += rep_times(n, period);
 		f->timed = true;
 	}
+	for (size_t e = 0; val && e < fs->nev; e++)
+		f->val[e] += val[e];
+}
+
+/* --children: n samples for every function on the stack, once each
+ * however often it recurs (perf report --children). */
+static void add_children(struct fsum *fs, const struct report *r,
+			 const struct rf_sample_slot *slot, uint64_t n)
+{
+	struct fn *seen[RF_FRAMES_MAX];
+	int nseen = 0;
+	char name[512];
+	const char *module;
+
+	for (int k = 0; k < slot->nframes && nseen < RF_FRAMES_MAX; k++) {
+		struct fn *f;
+		bool again = false;
+
+		name_at(fs->sz, r, slot->pc[k], k > 0, name, sizeof(name), &module);
+		f = find(fs, name, module);
+		for (int j = 0; j < nseen && !again; j++)
+			again = seen[j] == f;
+		if (!again)
+			seen[nseen++] = f, f->children += n;
+	}
+}
+
+/* The thread a table belongs to, in its file. */
+static const struct rep_thread *thread_of(const struct report *r, uint32_t index)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].index == index)
+			return &r->threads[i];
+	return NULL;
+}
+
+/* Where each model event is among table s's values (map[e]: -1 none). */
+static bool value_map(struct fsum *fs, const struct model *m, size_t file,
+		      const struct rf_samples *s, int *map)
+{
+	const struct report *r = m->files[file];
+	const struct rep_thread *t = thread_of(r, s->thread);
+	uint32_t nv = rf_sample_nvalues(s);
+	bool any = false;
+
+	for (size_t e = 0; e < fs->nev; e++) {
+		int fe = m->evmap[file * m->nev + e];
+		int k = t && fe >= 0 ? t->slot[fe] - 1 : -1;
+
+		map[e] = k >= 0 && (uint32_t)k < nv ? k : -1;
+		if (map[e] >= 0)
+			any = fs->valued[e] = true;
+	}
+	return any;
 }
 
 /* A slot's stack as one folded line, outermost frame first, under its
@@ -137,11 +201,15 @@ static uint64_t slot_kept(const struct model *m, const struct report *r, const s
 	return n;
 }
 
-static void add_table(struct fsum *fs, const struct model *m, const struct report *r,
+static void add_table(struct fsum *fs, const struct model *m, size_t file,
 		      const struct rf_samples *s, bool folded)
 {
+	const struct report *r = m->files[file];
 	char name[4096];
 	const char *module = "";
+	int map[64];
+	uint64_t val[64];
+	bool valued = fs->nev <= 64 && value_map(fs, m, file, s, map);
 
 	if (!fs->event) {
 		fs->event = pool_strndup(&fs->pool, s->event_name,
@@ -163,7 +231,11 @@ static void add_table(struct fsum *fs, const struct model *m, const struct repor
 			fold(fs, r, slot, name, sizeof(name));
 		else
 			name_at(fs->sz, r, slot->pc[0], 0, name, sizeof(name), &module);
-		add(fs, name, module, n, s->period);
+		for (size_t e = 0; valued && e < fs->nev; e++)
+			val[e] = map[e] >= 0 ? rf_sample_values(s, slot)[map[e]] : 0;
+		add(fs, find(fs, name, module), n, s->period, valued ? val : NULL);
+		if (m->o->children && !folded)
+			add_children(fs, r, slot, n);
 		fs->total += n;
 	}
 }
@@ -172,6 +244,8 @@ static int by_samples(const void *a, const void *b)
 {
 	const struct fn *x = *(const struct fn *const *)a, *y = *(const struct fn *const *)b;
 
+	if (x->children != y->children)	/* --children: by it first */
+		return x->children < y->children ? 1 : -1;
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
 	return strcmp(x->key, y->key);
@@ -181,17 +255,19 @@ static int by_samples(const void *a, const void *b)
 static void collect(struct fsum *fs, const struct model *m, bool folded)
 {
 	struct fn *f, *tmp;
-	size_t i = 0;
 
 	memset(fs, 0, sizeof(*fs));
 	fs->sz = m->o->symbolize ? symbolizer_new() : NULL;
+	fs->nev = m->nev;
+	fs->valued = xcalloc(fs->nev ? fs->nev : 1, sizeof(*fs->valued));
 	for (size_t k = 0; k < m->nfiles; k++)
 		for (size_t t = 0; t < m->files[k]->nsamples; t++)
-			add_table(fs, m, m->files[k], m->files[k]->samples[t], folded);
-	fs->n = HASH_COUNT(fs->byname);
-	fs->fn = xcalloc(fs->n ? fs->n : 1, sizeof(*fs->fn));
+			add_table(fs, m, k, m->files[k]->samples[t], folded);
+	fs->n = 0;
+	fs->fn = xcalloc(HASH_COUNT(fs->byname) + 1, sizeof(*fs->fn));
 	HASH_ITER(hh, fs->byname, f, tmp)
-		fs->fn[i++] = f;
+		if (f->samples || f->children)	/* (a caller's frame alone: children) */
+			fs->fn[fs->n++] = f;
 	if (fs->n > 1)
 		qsort(fs->fn, fs->n, sizeof(*fs->fn), by_samples);
 	if (m->o->top && fs->n > m->o->top)
@@ -202,6 +278,7 @@ static void release(struct fsum *fs)
 {
 	HASH_CLEAR(hh, fs->byname);
 	free(fs->fn);
+	free(fs->valued);
 	symbolizer_free(fs->sz);
 	pool_free(&fs->pool);
 }
@@ -225,60 +302,162 @@ static void print_drops(FILE *out, const struct fsum *fs)
 		fprintf(out, "%" PRIu64 " sample%s with the stack cut short (the walk stopped "
 			"before its end); their functions are right\n", partial,
 			partial == 1 ? "" : "s");
+	if (fs->dropped[RF_SAMPLE_UNREAD])
+		fprintf(out, "%" PRIu64 " sample%s without counter values (the counters could not "
+			"be read then): what they counted there is in no function\n",
+			fs->dropped[RF_SAMPLE_UNREAD], fs->dropped[RF_SAMPLE_UNREAD] == 1 ? "" : "s");
 	if (fs->stopped)
 		fprintf(out, "sampling stopped in %zu thread%s: the application set a handler for "
 			"the shim's signal\n", fs->stopped, fs->stopped == 1 ? "" : "s");
+}
+
+/* IPC of f where both its instructions and cycles were read. */
+static bool fn_ipc(const struct fsum *fs, const struct model *m, const struct fn *f, double *ipc)
+{
+	if (m->ipc_ins < 0 || !fs->valued[m->ipc_ins] || !fs->valued[m->ipc_cyc] ||
+	    !f->val[m->ipc_cyc])
+		return false;
+	*ipc = (double)f->val[m->ipc_ins] / (double)f->val[m->ipc_cyc];
+	return true;
+}
+
+static bool any_ipc(const struct fsum *fs, const struct model *m)
+{
+	return m->ipc_ins >= 0 && fs->valued[m->ipc_ins] && fs->valued[m->ipc_cyc];
+}
+
+static size_t nvalued(const struct fsum *fs)
+{
+	size_t n = 0;
+
+	for (size_t e = 0; e < fs->nev; e++)
+		n += fs->valued[e];
+	return n;
+}
+
+static double children_share(const struct fsum *fs, const struct fn *f)
+{
+	return fs->total ? 100.0 * (double)f->children / (double)fs->total : 0;
+}
+
+/* " every 250 us of each thread's CPU time", " every 10,007 instructions" */
+static void say_period(const struct fsum *fs, char *per, size_t len)
+{
+	char b[64];
+
+	per[0] = '\0';
+	if (fs->period && event_is_time(fs->event))
+		snprintf(per, len, " every %s of each thread's CPU time",
+			 fmt_num(b, fs->period, H_TIME));
+	else if (fs->period)
+		snprintf(per, len, " every %s", fmt_num(b, fs->period, H_EXACT));
+}
+
+static void table_head(struct table *t, const struct fsum *fs, const struct model *m)
+{
+	size_t ncol = 5 + (m->o->children ? 1 : 0) + nvalued(fs) + (any_ipc(fs, m) ? 1 : 0);
+
+	tbl_init(t, ncol);
+	tbl_left(t, ncol - 2);
+	tbl_left(t, ncol - 1);
+	tbl_put(t, "samples"), tbl_put(t, m->o->children ? "self" : "share");
+	if (m->o->children)
+		tbl_put(t, "children");
+	tbl_put(t, "time (est.)");
+	for (size_t e = 0; e < fs->nev; e++)
+		if (fs->valued[e])
+			tbl_put(t, "%s", m->ev[e]);
+	if (any_ipc(fs, m))
+		tbl_put(t, "IPC");
+	tbl_put(t, "function"), tbl_put(t, "module");
+}
+
+static void table_row(struct table *t, const struct fsum *fs, const struct model *m,
+		      const struct fn *f)
+{
+	char b[64];
+	char *name = escape_name(f->name, NAME_COLUMN_MAX);
+	char *mod = escape_name(f->module, NAME_COLUMN_MAX);
+	double ipc;
+
+	tbl_put(t, "%s", fmt_num(b, f->samples, H_EXACT));
+	tbl_put(t, "%.1f%%", share(fs, f));
+	if (m->o->children)
+		tbl_put(t, "%.1f%%", children_share(fs, f));
+	tbl_put(t, "%s", f->timed && event_is_time(fs->event) ? fmt_num(b, f->est, H_TIME) : "n/a");
+	for (size_t e = 0; e < fs->nev; e++)
+		if (fs->valued[e])
+			tbl_put(t, "%s", fmt_num(b, f->val[e], how_of(m, (int)e)));
+	if (fn_ipc(fs, m, f, &ipc))
+		tbl_put(t, "%.2f", ipc);
+	else if (any_ipc(fs, m))
+		tbl_put(t, "-");
+	tbl_put(t, "%s", name);
+	tbl_put(t, "%s", mod);
+	free(name), free(mod);
+}
+
+/* --stacks: the sampled stacks themselves, heaviest first. */
+static void render_sampled_stacks(FILE *out, const struct model *m)
+{
+	struct fsum fs;
+	char b[64];
+
+	collect(&fs, m, true);
+	fprintf(out, "\n### sampled stacks (outermost first, under the region)\n");
+	for (size_t i = 0; i < fs.n; i++) {
+		char *text = escape_name(fs.fn[i]->name, 4096);
+
+		fprintf(out, "%10s %5.1f%%  %s\n", fmt_num(b, fs.fn[i]->samples, H_EXACT),
+			share(&fs, fs.fn[i]), text);
+		free(text);
+	}
+	release(&fs);
 }
 
 void render_functions(FILE *out, const struct model *m)
 {
 	struct fsum fs;
 	struct table t;
-	char b[64], per[64];
+	char b[64], per[96];
 
 	collect(&fs, m, false);
-	if (fs.period && event_is_time(fs.event))
-		snprintf(per, sizeof(per), " every %s of each thread's CPU time",
-			 fmt_num(b, fs.period, H_TIME));
-	else
-		per[0] = '\0';
+	say_period(&fs, per, sizeof(per));
 	fprintf(out, "\n## functions, sampled%s (%s%s): %s sample%s\n",
 		m->o->has_re ? " in the regions --region selects" : "", fs.event ? fs.event : "-",
 		per, fmt_num(b, fs.total, H_EXACT), fs.total == 1 ? "" : "s");
 	if (fs.n == 0) {
 		fputs("(no samples)\n", out);
 	} else {
-		tbl_init(&t, 5);
-		tbl_left(&t, 3);
-		tbl_left(&t, 4);
-		tbl_put(&t, "samples"), tbl_put(&t, "share"), tbl_put(&t, "time (est.)");
-		tbl_put(&t, "function"), tbl_put(&t, "module");
-		for (size_t i = 0; i < fs.n; i++) {
-			const struct fn *f = fs.fn[i];
-			char *name = escape_name(f->name, NAME_COLUMN_MAX);
-			char *mod = escape_name(f->module, NAME_COLUMN_MAX);
-
-			tbl_put(&t, "%s", fmt_num(b, f->samples, H_EXACT));
-			tbl_put(&t, "%.1f%%", share(&fs, f));
-			tbl_put(&t, "%s", f->timed && event_is_time(fs.event) ?
-				fmt_num(b, f->est, H_TIME) : "n/a");
-			tbl_put(&t, "%s", name);
-			tbl_put(&t, "%s", mod);
-			free(name), free(mod);
-		}
+		table_head(&t, &fs, m);
+		for (size_t i = 0; i < fs.n; i++)
+			table_row(&t, &fs, m, fs.fn[i]);
 		tbl_print(&t, out);
+		if (nvalued(&fs))
+			fputs("(each event: what the thread counted between its previous sample "
+			      "and this one, summed over the function's samples)\n", out);
 	}
 	print_drops(out, &fs);
 	release(&fs);
+	if (m->o->stacks)
+		render_sampled_stacks(out, m);
 }
 
 void render_functions_csv(FILE *out, const struct model *m)
 {
 	struct fsum fs;
+	double ipc;
 
 	collect(&fs, m, false);
 	fputs("function,module,samples,share,", out);
+	if (m->o->children)
+		fputs("children,", out);
 	csv_field(out, fs.event ? fs.event : "estimate");
+	for (size_t e = 0; e < fs.nev; e++)
+		if (fs.valued[e])
+			fputc(',', out), csv_field(out, m->ev[e]);
+	if (any_ipc(&fs, m))
+		fputs(",ipc", out);
 	fputc('\n', out);
 	for (size_t i = 0; i < fs.n; i++) {
 		const struct fn *f = fs.fn[i];
@@ -287,8 +466,15 @@ void render_functions_csv(FILE *out, const struct model *m)
 		fputc(',', out);
 		csv_field(out, f->module);
 		fprintf(out, ",%" PRIu64 ",%.4f,", f->samples, share(&fs, f) / 100.0);
+		if (m->o->children)
+			fprintf(out, "%.4f,", children_share(&fs, f) / 100.0);
 		if (f->timed)
 			fprintf(out, "%" PRIu64, f->est);
+		for (size_t e = 0; e < fs.nev; e++)
+			if (fs.valued[e])
+				fprintf(out, ",%" PRIu64, f->val[e]);
+		if (any_ipc(&fs, m))
+			fn_ipc(&fs, m, f, &ipc) ? fprintf(out, ",%.4f", ipc) : fputs(",", out);
 		fputc('\n', out);
 	}
 	release(&fs);
