@@ -26,7 +26,10 @@ struct thread_state {
 	uint64_t shim_cpu, shim_counts[EVENTS_MAX];
 	struct rf_thread *rec;		/* in the report file */
 	int named;			/* rec->name set by threads_name, kept */
-	struct counters ctr;
+	struct counters ctr;		/* what the markers read: config->events
+					 * less those counted per thread only */
+	struct counters tctr;		/* config->per_thread's: read at its end
+					 * (totals), never by a marker */
 	struct region_state rs;
 };
 
