@@ -347,16 +347,13 @@ static const char *slow_path_hint(void)
 	return NULL;
 }
 
-/* "a, b" for the events of mask that count, into out. */
-static void names_of(uint32_t mask, char *out, size_t len)
+/* "a, b" for the events of mask that count, into out; how many. */
+static int names_of(uint32_t mask, char *out, size_t len)
 {
-	size_t used = 0;
-
-	out[0] = '\0';
-	for (int i = 0; i < config.events.n && used < len; i++)
-		if ((mask >> i & 1) && status[i].source != SOURCE_UNAVAILABLE)
-			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
-						 config.events.ev[i].name);
+	for (int i = 0; i < config.events.n; i++)
+		if (status[i].source == SOURCE_UNAVAILABLE)
+			mask &= ~(1u << i);
+	return events_names(&config.events, mask, out, len);
 }
 
 /* The defaults chosen for this machine, when not the PMU's; and the cost
@@ -365,6 +362,7 @@ static void names_of(uint32_t mask, char *out, size_t len)
 static void announce_read_only(void)
 {
 	char names[400];
+	int n;
 
 	if (config.events_default && config.events_why[0]) {
 		names_of(~0u, names, sizeof(names));
@@ -372,12 +370,12 @@ static void announce_read_only(void)
 			   "wall time; PMCSHIM_EVENTS names others (PMCSHIM_QUIET=1 hides this line)",
 			   names, config.events_why);
 	}
-	names_of(config_read_only(&config.events) & ~config.per_thread, names, sizeof(names));
-	if (names[0])
+	n = names_of(config_read_only(&config.events) & ~config.per_thread, names, sizeof(names));
+	if (n)
 		log_notice("%s count%s only through read(): each marker pair makes two system "
 			   "calls to count %s per region (1-2 us each on a VM) "
 			   "(PMCSHIM_QUIET=1 hides this line)", names,
-			   strchr(names, ',') ? "" : "s", strchr(names, ',') ? "them" : "it");
+			   n > 1 ? "" : "s", n > 1 ? "them" : "it");
 }
 
 /* One line: the unavailable events grouped by reason, and how to enable

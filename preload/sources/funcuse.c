@@ -10,7 +10,6 @@
 #include "functions.h"
 
 #include <link.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -116,15 +115,10 @@ static uint32_t functions_per_thread(const struct config *c)
 {
 	uint32_t mask = config_read_only(&c->events) & ~c->per_thread;
 	char names[400];
-	size_t used = 0;
 
 	if (!mask || !functions_instrumented())
 		return 0;
-	names[0] = '\0';
-	for (int i = 0; i < c->events.n && used < sizeof(names); i++)
-		if (mask >> i & 1)
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-						 used ? ", " : "", c->events.ev[i].name);
+	events_names(&c->events, mask, names, sizeof(names));
 	if (!c->quiet)
 		log_notice("-finstrument-functions: %s counted per thread, not per call or region "
 			   "(read() only: two system calls a call) (PMCSHIM_QUIET=1 hides this line)",

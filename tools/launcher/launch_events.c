@@ -100,7 +100,7 @@ void launch_defaults_notice(const struct launch *l)
 	struct event_list list;
 	char err[1024], names[400];
 	uint32_t slow;
-	size_t used = 0;
+	int n;
 
 	if (l->events_default) {
 		if (l->events_why[0])
@@ -113,17 +113,14 @@ void launch_defaults_notice(const struct launch *l)
 		return;
 	events_parse_list(l->events, &list, err, sizeof(err));
 	slow = config_read_only(&list);
-	names[0] = '\0';
-	for (int i = 0; i < list.n && used < sizeof(names); i++)
-		if (slow >> i & 1 && launch_why_not(list.ev[i].name, err, sizeof(err)) == 0)
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-						 used ? ", " : "", list.ev[i].name);
-	if (used)
+	for (int i = 0; i < list.n; i++)	/* those that count */
+		if (slow >> i & 1 && launch_why_not(list.ev[i].name, err, sizeof(err)) != 0)
+			slow &= ~(1u << i);
+	if ((n = events_names(&list, slow, names, sizeof(names))))
 		fprintf(stderr, LAUNCHER ": %s count%s only through read(): each marker pair makes "
 			"two system calls to count %s per region (1-2 us each on a VM; function hooks "
 			"count %s per thread) (-q hides this line)\n", names,
-			strchr(names, ',') ? "" : "s", strchr(names, ',') ? "them" : "it",
-			strchr(names, ',') ? "them" : "it");
+			n > 1 ? "" : "s", n > 1 ? "them" : "it", n > 1 ? "them" : "it");
 }
 
 /* Open name alone on this thread as the shim opens its events, then
