@@ -245,10 +245,11 @@ static void print_events(FILE *out, const struct report *r, const char *label)
 			fprintf(out, "%s %s [unavailable%s%s]", i ? "," : "", e->name,
 				e->reason ? ": " : "", e->reason ? e->reason : "");
 		else
-			fprintf(out, "%s %s [%s, %s%s%s]", i ? "," : "", e->name, e->source,
+			fprintf(out, "%s %s [%s, %s%s%s%s]", i ? "," : "", e->name, e->source,
 				e->exclude_kernel ? "user" : "user+kernel",
 				e->mode_note ? ": kernel refused: " : "",
-				e->mode_note ? e->mode_note : "");
+				e->mode_note ? e->mode_note : "",
+				e->per_thread ? ", per thread" : "");
 	}
 	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
 		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
