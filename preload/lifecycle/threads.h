@@ -28,9 +28,10 @@ struct thread_state {
 	int named;			/* rec->name set by threads_name, kept */
 	struct counters ctr;		/* what the markers read: config->events
 					 * less those counted per thread only */
-	struct counters tctr;		/* config->per_thread's: read at its end
-					 * (totals), never by a marker */
 	struct region_state rs;
+	/* config->per_thread's events: read at its end (totals), never by a
+	 * marker; last, so that the markers' fields keep their places */
+	struct counters tctr;
 };
 
 /* The calling thread's state; NULL until set up and after it finished. */
