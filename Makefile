@@ -149,6 +149,7 @@ include tests/annot/annot.mk
 -include tests/symbolize/symbolize.mk
 include tests/names/names.mk
 include tests/vm/vm.mk
+include tests/defaults/defaults.mk
 
 # Every object waits for the dependency check (order only: a parallel build
 # must not compile before missing packages are installed); the .d files

@@ -189,8 +189,20 @@ static void test_env_defaults_and_bad_values(void)
 	setenv("PMCSHIM_STACK_DEPTH", "banana", 1);
 	setenv("PMCSHIM_QUIET", "1", 1);
 	config_load(&c);
-	CHECK(c.events.n == 2 && strcmp(c.events.ev[0].name, "instructions") == 0,
-	      "default events");
+	/* the machine's: the PMU's where it counts, else the software ones,
+	 * which count only through read() and so per thread only */
+	{
+		char why[200];
+		const char *want = config_default_events(why, sizeof(why));
+		int pmu = !strcmp(want, CONFIG_DEFAULT_EVENTS);
+
+		CHECK(c.events_default && c.events.n == (pmu ? 2 : 3) &&
+		      strcmp(c.events.ev[0].name, pmu ? "instructions" : "task-clock") == 0 &&
+		      (pmu || !strcmp(c.events.ev[2].name, "page-faults")) && !pmu == !!why[0],
+		      "default events (%s, %d of them, why '%s')", want, c.events.n, why);
+		CHECK(c.per_thread == (pmu ? config_read_only(&c.events) : 7u),
+		      "defaults read only through read() are per thread: %#x", c.per_thread);
+	}
 	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "bad depth falls back");
 	CHECK(strcmp(c.output, CONFIG_DEFAULT_OUTPUT) == 0, "default output");
 	CHECK(c.quiet == 1, "quiet");
@@ -200,7 +212,11 @@ static void test_env_defaults_and_bad_values(void)
 	CHECK(c.stack_depth == 0 && c.events.n == 0, "depth 0, no events");
 	setenv("PMCSHIM_EVENTS", "", 1);
 	config_load(&c);
-	CHECK(c.events.n == 2, "empty events: a mistake, the default");
+	CHECK(c.events_default && c.events.n == (config_read_only(&c.events) ? 3 : 2),
+	      "empty events: a mistake, the default");
+	setenv("PMCSHIM_EVENTS", "task-clock", 1);
+	config_load(&c);
+	CHECK(!c.events_default && c.per_thread == 0, "task-clock named: per region");
 	setenv("PMCSHIM_STACK_DEPTH", "65", 1);
 	config_load(&c);
 	CHECK(c.stack_depth == CONFIG_DEFAULT_DEPTH, "depth above the limit refused");

@@ -36,13 +36,17 @@ static int permanent_error(int err)
 static int read_int_file(const char *path);
 static int open_one(const struct event_spec *ev, int user_only, int group);
 
+static void explain(struct event_status *st, const struct event_spec *ev, int err);
+
 /* Whether the kernel shows a PMU at all: one of the events every PMU
  * counts opens (and is closed at once). Tells "no PMU" (a VM) from "the
- * PMU has no such event" (an emulated PMU with a few events). */
-static int have_pmu(void)
+ * PMU has no such event" (an emulated PMU with a few events). The first
+ * refusal's errno in *err (0 when one opened). */
+static int probe_pmu(int *err)
 {
 	static const uint64_t any[] = { PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS };
 	static int known = -1;	/* a PMU does not come or go: asked once */
+	static int first_err;
 	struct event_spec ev = { .type = PERF_TYPE_HARDWARE, .exclude_kernel = 1 };
 
 	for (size_t i = 0; known < 0 && i < sizeof(any) / sizeof(any[0]); i++) {
@@ -52,11 +56,36 @@ static int have_pmu(void)
 		if ((fd = open_one(&ev, 1, -1)) >= 0) {
 			close(fd);
 			known = 1;
+		} else if (!first_err) {
+			first_err = errno;
 		}
 	}
 	if (known < 0)
 		known = 0;
+	*err = known ? 0 : first_err;
 	return known;
+}
+
+static int have_pmu(void)
+{
+	int err;
+
+	return probe_pmu(&err);
+}
+
+int counters_pmu_counts(char *why, size_t len)
+{
+	int saved = errno, err;
+	struct event_status st;
+	struct event_spec ev = { .type = PERF_TYPE_HARDWARE,
+				 .config = PERF_COUNT_HW_INSTRUCTIONS };
+
+	if (probe_pmu(&err))
+		return 1;
+	explain(&st, &ev, err);
+	text_copy(why, len, st.reason);
+	errno = saved;
+	return 0;
 }
 
 static void explain(struct event_status *st, const struct event_spec *ev, int err)
@@ -197,7 +226,7 @@ const char *counters_user_read_hint(void)
 	return NULL;
 }
 
-static int user_readable(const struct event_spec *ev)
+int counters_user_readable(const struct event_spec *ev)
 {
 	return ARCH_HAS_USER_PMC && ev->type != PERF_TYPE_SOFTWARE;
 }
@@ -353,6 +382,12 @@ static int kernel_refused(const struct event_spec *ev, int err)
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first)
 {
+	counters_open_some(c, ev, status, first, ~0u);
+}
+
+void counters_open_some(struct counters *c, const struct event_list *ev,
+			struct event_status *status, int first, uint32_t which)
+{
 	int saved = errno;
 
 	memset(c, 0, sizeof(*c));
@@ -362,6 +397,8 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		c->fd[i] = -1;
 		c->group[i] = -1;
 		c->value[i] = -1;
+		if (!(which >> i & 1))
+			continue;
 		if (!first && status[i].source == SOURCE_UNAVAILABLE &&
 		    permanent_error(status[i].err))
 			continue;
@@ -386,7 +423,7 @@ void counters_open(struct counters *c, const struct event_list *ev,
 		}
 		fds_own(fd);
 		add_to_group(c, i, fd, new_group);
-		if (user_readable(&ev->ev[i]))
+		if (counters_user_readable(&ev->ev[i]))
 			c->page[i] = map_page(fd);
 		if (!c->page[i])
 			c->all_user = 0;

@@ -4,6 +4,7 @@
 #define PMCSHIM_COUNTERS_H
 
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/arch.h"
@@ -71,7 +72,18 @@ struct counters {
  * that cannot open is simply absent (fd -1). */
 void counters_open(struct counters *c, const struct event_list *ev,
 		   struct event_status *status, int first);
+/* The same for the events whose bit is set in which (bit i: ev->ev[i]);
+ * the others stay closed (fd -1), their status untouched. */
+void counters_open_some(struct counters *c, const struct event_list *ev,
+			struct event_status *status, int first, uint32_t which);
 void counters_close(struct counters *c);
+/* Whether the hardware PMU counts here (cycles or instructions open in
+ * user space, as the defaults ask): 1, or 0 with why it does not. */
+int counters_pmu_counts(char *why, size_t len);
+/* Whether ev can be read from user space where the system allows it (a
+ * hardware event on an architecture with a user read); else only
+ * through read(): two system calls a marker pair. */
+int counters_user_readable(const struct event_spec *ev);
 /* Close every event and mark the counters broken; markers read nvalues
  * zeros from then on (a fork child that could not reopen what its sites
  * expect). Counters that break by themselves (a read failed, another file

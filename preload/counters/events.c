@@ -371,3 +371,20 @@ void events_list(FILE *out, int (*why_not)(const char *name, char *why, size_t l
 	fputs("\nModifiers: :u user space, :k or :uk with the kernel; by default software\n"
 	      "events count in both, the others in user space\n", out);
 }
+
+int events_names(const struct event_list *list, uint32_t mask, char *out, size_t len)
+{
+	size_t used = 0;
+	int n = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (int i = 0; i < list->n && used < len; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		used += (size_t)snprintf(out + used, len - used, "%s%s", n ? ", " : "",
+					 list->ev[i].name);
+		n++;
+	}
+	return n;
+}

@@ -33,6 +33,10 @@ int events_parse_one(const char *name, struct event_spec *out,
 int events_parse_list(const char *text, struct event_list *list,
 		      char *err, size_t errlen);
 
+/* "a, b, c": the names of list's events whose bit is set in mask (bit i:
+ * list->ev[i]), into out, cut to fit len. Returns how many. */
+int events_names(const struct event_list *list, uint32_t mask, char *out, size_t len);
+
 /* Every accepted name, grouped by kind, one a line (--list-events); with
  * why_not, each marked with whether it can count: why_not returns 0, or
  * -1 with the reason in why. */

@@ -22,6 +22,7 @@ _Static_assert(sizeof(struct rf_site) % 8 == 0, "site alignment");
 _Static_assert(sizeof(struct rf_thread) % 8 == 0, "thread alignment");
 _Static_assert(sizeof(struct rf_event) % 8 == 0, "event alignment");
 _Static_assert(offsetof(struct rf_event, mode_note) == RF_EVENT_SIZE_V0, "event v0 size");
+_Static_assert(offsetof(struct rf_event, per_thread) == RF_EVENT_SIZE_V1, "event v1 size");
 _Static_assert(offsetof(struct rf_thread, begin_cpu_ns) == RF_THREAD_SIZE_V0, "thread v0 size");
 _Static_assert(offsetof(struct rf_thread, calib_fn_calls) == RF_THREAD_SIZE_V1, "thread v1 size");
 _Static_assert(offsetof(struct rf_thread, begin_faults) == RF_THREAD_SIZE_V2, "thread v2 size");

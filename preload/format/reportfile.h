@@ -168,9 +168,23 @@ struct rf_event {
 	char reason[200];		/* why unavailable, or empty */
 	/* Records of RF_EVENT_SIZE_V0 bytes (shims before it) end here. */
 	char mode_note[200];		/* why user space only though the kernel was asked, or empty */
+	/* Records of RF_EVENT_SIZE_V1 bytes end here. 1: counted per thread
+	 * only (rf_thread.thread_mask, the totals), never per region: no site
+	 * holds a value of it. An event read only through read() (task-clock)
+	 * is so by default, and always for the function hooks. */
+	uint32_t per_thread;
+	uint32_t pad;
 };
 
 #define RF_EVENT_SIZE_V0 280		/* rf_event without mode_note */
+#define RF_EVENT_SIZE_V1 480		/* rf_event without per_thread */
+
+/* Whether event record e is counted per thread only (a record before the
+ * field: no). */
+static inline int rf_event_per_thread(const struct rf_event *e)
+{
+	return e->r.size >= RF_EVENT_SIZE_V1 + sizeof(e->per_thread) && e->per_thread;
+}
 
 enum rf_thread_state {
 	RF_T_RUNNING = 1,
@@ -192,7 +206,10 @@ struct rf_thread {
 	uint32_t nvalues;		/* values per site: wall + open events */
 	uint32_t open_mask;		/* bit e: event e is open in this thread */
 	uint32_t coverage;		/* 1: events multiplexed, sites keep enabled/running */
-	uint32_t pad;
+	/* Bit e: event e is open in this thread and counted per thread only
+	 * (rf_event.per_thread): its totals, no site value. 0 in a file from
+	 * a shim before it (this was padding). */
+	uint32_t thread_mask;
 	uint64_t start_mono_ns;
 	/* Written when the thread ends (or at process end), before state. */
 	uint32_t state;			/* enum rf_thread_state (release/acquire) */

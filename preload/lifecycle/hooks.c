@@ -7,7 +7,7 @@
 
 #include "hooks.h"
 
-#define HOOKS_MAX 8
+#define HOOKS_MAX 12
 
 static const struct shim_hooks *hooks[HOOKS_MAX];
 static int nhooks;
@@ -50,4 +50,14 @@ void hooks_end(void)
 	for (int i = 0; i < count(); i++)
 		if (hooks[i]->end)
 			hooks[i]->end();
+}
+
+uint32_t hooks_per_thread(const struct config *c)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < count(); i++)
+		if (hooks[i]->per_thread)
+			mask |= hooks[i]->per_thread(c);
+	return mask;
 }

@@ -16,6 +16,10 @@ struct shim_hooks {
 	void (*thread_finish)(struct thread_state *t);
 	/* The process stops recording (exit, _exit, exec). */
 	void (*end)(void);
+	/* After setup, before the first thread opens its counters: the
+	 * events of c->events (bit i) that this source's regions must not
+	 * read per call, counted per thread only (rf_event.per_thread). */
+	uint32_t (*per_thread)(const struct config *c);
 };
 
 /* From a constructor. The shim may have been set up already (another
@@ -26,5 +30,7 @@ void hooks_register(const struct shim_hooks *h);
 void hooks_setup(const struct config *c);
 void hooks_thread_finish(struct thread_state *t);
 void hooks_end(void);
+/* The union of the sources' per_thread. */
+uint32_t hooks_per_thread(const struct config *c);
 
 #endif

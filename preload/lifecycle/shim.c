@@ -347,6 +347,37 @@ static const char *slow_path_hint(void)
 	return NULL;
 }
 
+/* "a, b" for the events of mask that count, into out; how many. */
+static int names_of(uint32_t mask, char *out, size_t len)
+{
+	for (int i = 0; i < config.events.n; i++)
+		if (status[i].source == SOURCE_UNAVAILABLE)
+			mask &= ~(1u << i);
+	return events_names(&config.events, mask, out, len);
+}
+
+/* The defaults chosen for this machine, when not the PMU's; and the cost
+ * of the events read only through read() that the markers still read (the
+ * user named them). */
+static void announce_read_only(void)
+{
+	char names[400];
+	int n;
+
+	if (config.events_default && config.events_why[0]) {
+		names_of(~0u, names, sizeof(names));
+		log_notice("default events %s, counted per thread (%s); regions get calls and "
+			   "wall time; PMCSHIM_EVENTS names others (PMCSHIM_QUIET=1 hides this line)",
+			   names, config.events_why);
+	}
+	n = names_of(config_read_only(&config.events) & ~config.per_thread, names, sizeof(names));
+	if (n)
+		log_notice("%s count%s only through read(): each marker pair makes two system "
+			   "calls to count %s per region (1-2 us each on a VM) "
+			   "(PMCSHIM_QUIET=1 hides this line)", names,
+			   n > 1 ? "" : "s", n > 1 ? "them" : "it");
+}
+
 /* One line: the unavailable events grouped by reason, and how to enable
  * user-space reads when they are off. (None made under PMCSHIM_QUIET:
  * snprintf's code would be paged in for nothing.) */
@@ -384,6 +415,7 @@ static void announce(void)
 		if (status[i].user_only)
 			log_notice("%s counts in user space only: the kernel refused kernel mode "
 				   "(%s)", config.events.ev[i].name, status[i].reason);
+	announce_read_only();
 }
 
 static void set_exe_name(void)
@@ -420,6 +452,7 @@ static void record_events(void)
 			  status[i].source == SOURCE_UNAVAILABLE ? status[i].reason : "");
 		text_copy(r->mode_note, sizeof(r->mode_note),
 			  status[i].user_only ? status[i].reason : "");
+		r->per_thread = config.per_thread >> i & 1;
 		mapfile_publish(r);
 	}
 	mapfile_header()->nevents = (uint32_t)config.events.n;
@@ -459,6 +492,7 @@ static void shim_setup(int argc, char **argv)
 	config_load(&config);
 	names_set_limit((uint32_t)config.max_names);
 	hooks_setup(&config);
+	config.per_thread |= hooks_per_thread(&config);
 	clock_start();
 	set_exe_name();
 	p = (struct mapfile_process){ exe_name, argc, argv, config.stack_depth,

@@ -138,6 +138,7 @@ static struct rf_thread *thread_record(const struct thread_state *t, int lazy)
 	r->lazy = (uint32_t)lazy;
 	r->nvalues = 1 + (uint32_t)t->ctr.nopen;
 	r->open_mask = open_mask(&t->ctr);
+	r->thread_mask = open_mask(&t->tctr);
 	r->coverage = (uint32_t)t->ctr.multiplexed;
 	r->start_mono_ns = r->is_main ? clock_mono_ns_sys() : clock_mono_ns();
 	r->cpu_ns = UINT64_MAX;
@@ -163,6 +164,32 @@ static uint64_t thread_faults(void)
 	return (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
 }
 
+/* The markers' events, and apart (their own group) those counted per
+ * thread only, which no marker reads. */
+static void open_counters(struct thread_state *t, int first)
+{
+	counters_open_some(&t->ctr, &config->events, status, first, ~config->per_thread);
+	counters_open_some(&t->tctr, &config->events, status, first, config->per_thread);
+}
+
+static void close_counters(struct thread_state *t)
+{
+	counters_close(&t->ctr);
+	counters_close(&t->tctr);
+}
+
+/* Every open event's count by event index, both sets: 0, or -1 when one
+ * could not be read. */
+static int read_totals(struct thread_state *t, uint64_t *vals, uint64_t *en, uint64_t *ran)
+{
+	if (t->ctr.nopen && (__atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED) ||
+			     counters_read_totals(&t->ctr, vals, en, ran) != 0))
+		return -1;
+	if (t->tctr.nopen && counters_read_totals(&t->tctr, vals, en, ran) != 0)
+		return -1;
+	return 0;
+}
+
 /* Called with the guard held. */
 static struct thread_state *setup(int lazy, int first)
 {
@@ -176,11 +203,11 @@ static struct thread_state *setup(int lazy, int first)
 	t->own = own;
 	t->tid = gettid();
 	t->begin_faults = thread_faults();	/* what its counters will not see */
-	counters_open(&t->ctr, &config->events, status, first);
+	open_counters(t, first);
 	t->start_cpu = clock_thread_cpu_ns();
 	t->rec = thread_record(t, lazy);
 	if (!t->rec) {
-		counters_close(&t->ctr);
+		close_counters(t);
 		arena_release(&own);
 		errno = saved;
 		return NULL;
@@ -235,10 +262,9 @@ static void store_counts(struct thread_state *t)
 {
 	struct rf_thread *r = t->rec;
 
-	if (t->ctr.nopen == 0)
+	if (t->ctr.nopen == 0 && t->tctr.nopen == 0)
 		return;
-	if (!__atomic_load_n(&t->ctr.broken, __ATOMIC_RELAXED) &&
-	    counters_read_totals(&t->ctr, r->totals, r->enabled, r->running) == 0) {
+	if (read_totals(t, r->totals, r->enabled, r->running) == 0) {
 		for (int e = 0; e < t->ctr.n; e++) /* the shim's calibration out */
 			r->totals[e] -= r->totals[e] > t->shim_counts[e] ? t->shim_counts[e] :
 					r->totals[e];
@@ -247,7 +273,7 @@ static void store_counts(struct thread_state *t)
 	}
 	r->total_status = RF_TOTAL_LOST;
 	snprintf(r->lost_reason, sizeof(r->lost_reason), "%s",
-		 counters_lost_reason(&t->ctr));
+		 counters_lost_reason(t->ctr.nopen ? &t->ctr : &t->tctr));
 }
 
 /* Totals, CPU time and name as of now, then the state (release). */
@@ -290,7 +316,7 @@ static void finish(struct thread_state *t)
 		regions_finish(&t->rs, &t->ctr);
 	unregister_thread(t);
 	store_totals(t, 1, RF_T_EXITED);
-	counters_close(&t->ctr);
+	close_counters(t);
 	regions_release(&t->rs);
 	arena_release(&own);
 	if (entered)
@@ -374,9 +400,9 @@ static int measure(struct thread_state *t, int (*run)(uint32_t thread, struct ca
 	int counted, ok;
 
 	cpu = clock_thread_cpu_ns();
-	counted = counters_read_totals(&t->ctr, before, en, ran) == 0;
+	counted = read_totals(t, before, en, ran) == 0;
 	ok = run(t->rec->index, out) == 0;
-	if (counted && counters_read_totals(&t->ctr, after, en, ran) == 0)
+	if (counted && read_totals(t, after, en, ran) == 0)
 		for (int e = 0; e < t->ctr.n; e++)
 			t->shim_counts[e] += after[e] > before[e] ? after[e] - before[e] : 0;
 	t->shim_cpu += clock_thread_cpu_ns() - cpu;
@@ -495,6 +521,7 @@ static void reset_own_record(struct thread_state *t)
 	r->begin_cpu_ns = r->setup_cpu_ns = t->start_cpu;	/* the child began at the fork */
 	r->begin_faults = t->begin_faults;
 	r->end_faults = UINT64_MAX;
+	r->thread_mask = open_mask(&t->tctr);	/* (before state: not cleared) */
 	r->state = RF_T_RUNNING;
 	store_calibration(r);
 }
@@ -518,8 +545,8 @@ int threads_after_fork_child(void)
 		return 0;
 	before = t->ctr.nopen;
 	t->begin_faults = thread_faults();	/* the child's own, since the fork */
-	counters_close(&t->ctr);
-	counters_open(&t->ctr, &config->events, status, 0);
+	close_counters(t);
+	open_counters(t, 0);
 	/* Sites keep one value per event open before the fork. */
 	if (t->ctr.nopen != before)
 		counters_disable(&t->ctr, before);

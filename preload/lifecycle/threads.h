@@ -26,8 +26,12 @@ struct thread_state {
 	uint64_t shim_cpu, shim_counts[EVENTS_MAX];
 	struct rf_thread *rec;		/* in the report file */
 	int named;			/* rec->name set by threads_name, kept */
-	struct counters ctr;
+	struct counters ctr;		/* what the markers read: config->events
+					 * less those counted per thread only */
 	struct region_state rs;
+	/* config->per_thread's events: read at its end (totals), never by a
+	 * marker; last, so that the markers' fields keep their places */
+	struct counters tctr;
 };
 
 /* The calling thread's state; NULL until set up and after it finished. */

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "base/cold.h"
+#include "counters/counters.h"
 #include "funcspec.h"
 #include "base/log.h"
 #include "base/suggest.h"
@@ -42,6 +43,39 @@ struct var {
 	int (*load)(struct config *c, const char *v);
 };
 
+const char *config_default_events(char *why, size_t len)
+{
+	if (counters_pmu_counts(why, len)) {
+		text_copy(why, len, "");
+		return CONFIG_DEFAULT_EVENTS;
+	}
+	return CONFIG_SOFTWARE_EVENTS;
+}
+
+uint32_t config_read_only(const struct event_list *list)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < list->n; i++)
+		if (!counters_user_readable(&list->ev[i]))
+			mask |= 1u << i;
+	return mask;
+}
+
+/* The events chosen for this machine; those read only through read()
+ * are counted per thread: a default never puts a system call in a
+ * marker. */
+static const char *load_default_events(struct config *c)
+{
+	const char *list = config_default_events(c->events_why, sizeof(c->events_why));
+	char err[512];
+
+	c->events_default = 1;
+	events_parse_list(list, &c->events, err, sizeof(err));
+	c->per_thread = config_read_only(&c->events);
+	return list;
+}
+
 /* "none": no counters, wall time, calls and stacks only; a list that
  * names no event (empty, a script's unset variable) is a mistake, not a
  * request for none. */
@@ -50,15 +84,20 @@ static int load_events(struct config *c, const char *v)
 	char err[512];
 	int skipped;
 
+	c->events_default = 0;
+	c->per_thread = 0;
 	if (v && !strcmp(v, "none")) {
 		c->events.n = 0;
 		return 0;
 	}
-	skipped = events_parse_list(v ? v : CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
-	if (v && !skipped && !c->events.n) {
+	if (!v) {
+		(void)load_default_events(c);
+		return 0;
+	}
+	skipped = events_parse_list(v, &c->events, err, sizeof(err));
+	if (!skipped && !c->events.n) {
 		log_error("PMCSHIM_EVENTS='%s' names no event; using %s (none: no counters)",
-			  v, CONFIG_DEFAULT_EVENTS);
-		events_parse_list(CONFIG_DEFAULT_EVENTS, &c->events, err, sizeof(err));
+			  v, load_default_events(c));
 		return -1;
 	}
 	if (skipped) {

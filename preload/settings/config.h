@@ -9,7 +9,10 @@
 #include "counters/events.h"
 #include "format/reportfile.h"
 
+/* The default events: these where the hardware PMU counts them, else the
+ * software events perf stat counts without one (config_default_events). */
 #define CONFIG_DEFAULT_EVENTS "instructions,cycles"
+#define CONFIG_SOFTWARE_EVENTS "task-clock,context-switches,page-faults"
 #define CONFIG_DEFAULT_OUTPUT "pmcshim-%e-%p.pmc"
 /* The default for a rank of an MPI job (the rank known from the
  * launcher's environment at start): the ranks' files sort by rank. */
@@ -52,6 +55,16 @@ struct sample_by {
  * config.c (its name, how it is checked, its default, its field here). */
 struct config {
 	struct event_list events;	/* PMCSHIM_EVENTS */
+	/* PMCSHIM_EVENTS unset (or bad): the events were chosen for this
+	 * machine (config_default_events), and events_why says why when they
+	 * are the software ones ("" when the PMU's). */
+	int events_default;
+	char events_why[200];
+	/* Bit i: event i is counted per thread only, never per region (its
+	 * thread's totals; sites keep no value of it): a default event read
+	 * only through read(), which would put two system calls in every
+	 * marker pair (config_per_thread); the function hooks add theirs. */
+	uint32_t per_thread;
 	int stack_depth;	/* PMCSHIM_STACK_DEPTH: frames above the call site */
 	int stack_method;	/* PMCSHIM_STACK_METHOD: STACKS_AUTO, _FP or _UNWIND */
 	int max_names;		/* PMCSHIM_MAX_NAMES: distinct region names */
@@ -98,6 +111,13 @@ int config_mpi_rank(long *rank, long *size);
  * "EVENT@PERIOD" (*hz 1, by filled). 0, or -1 with what is wanted in
  * err. */
 int config_parse_sample(const char *v, int *hz, struct sample_by *by, char *err, size_t len);
+/* The default events for this machine: CONFIG_DEFAULT_EVENTS where the
+ * hardware PMU counts, else CONFIG_SOFTWARE_EVENTS with why (a line's
+ * worth: why not the PMU's) in why; why is "" for the PMU's. */
+const char *config_default_events(char *why, size_t len);
+/* The events of list that count only through read() (no user-space read:
+ * software events): bit i for list->ev[i]. */
+uint32_t config_read_only(const struct event_list *list);
 /* The default output pattern: with the rank in it in an MPI job. */
 const char *config_default_output(const struct config *c);
 

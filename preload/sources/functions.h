@@ -26,6 +26,12 @@ int functions_timed(uint64_t *in, uint64_t *child);
  * thread's means. */
 void functions_glue(int64_t in, int64_t child);
 
+/* funcuse.c: whether a loaded object was built with
+ * -finstrument-functions (it imports the hooks). In such a process the
+ * events that count only through read() are counted per thread, never
+ * per call (its per_thread hook, said in one line). */
+int functions_instrumented(void);
+
 /* What one tick read costs, in ticks (set by functions_calibrate). */
 extern uint64_t functions_read_ticks;
 

@@ -20,10 +20,18 @@ SHIM=$(realpath "$B/libpmcshim.so")
 # the application: its output and status are what must not change
 APP='echo out; echo err >&2; exit 3'
 
+# The defaults the shim takes here: the PMU's where it counts them, else
+# the software ones (config_default_events)
+if "$L" --list-events 2>/dev/null | grep -q '^  instructions  *no: '; then
+	DEF=task-clock,context-switches,page-faults
+else
+	DEF=instructions,cycles
+fi
+
 # The shim's variables: NAME|BAD VALUE|the line it gets (after "pmcshim: ");
 # a misspelt name is a bad name
-SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS='"''"' names no event; using instructions,cycles
-PMCSHIM_EVENTS|,|PMCSHIM_EVENTS='"','"' names no event; using instructions,cycles
+SHIM_VARS='PMCSHIM_EVENTS||PMCSHIM_EVENTS='"''"' names no event; using '"$DEF"'
+PMCSHIM_EVENTS|,|PMCSHIM_EVENTS='"','"' names no event; using '"$DEF"'
 PMCSHIM_EVENTS|task-clock,bogus|PMCSHIM_EVENTS: skipped '"'bogus'"': unknown event
 PMCSHIM_STACK_DEPTH|65|PMCSHIM_STACK_DEPTH='"'65'"': want 0..64; using 8
 PMCSHIM_STACK_METHOD|frames|PMCSHIM_STACK_METHOD='"'frames'"': want auto, tables, fp or unwind; using auto
@@ -161,9 +169,10 @@ listed launcher_opts "$(names "$LAUNCH_OPTS")" "$(long_opts tools/launcher/pmcsh
 listed reader_opts "$(names "$READER_OPTS")" "$(long_opts tools/reader/pmcshim-report.c)"
 
 # pmcshim_lines FILE: the lines the shim or the launcher wrote, less the
-# unavailable-events notice (a VM without a PMU gives one)
+# machine's events notice (a VM without a PMU gives one: unavailable events,
+# or the defaults chosen for it)
 pmcshim_lines() {
-	grep '^pmcshim: ' "$1" | grep -v '^pmcshim: \(some \)\?events unavailable'
+	grep '^pmcshim: ' "$1" | grep -v '^pmcshim: \(some \)\?events unavailable\|^pmcshim: default events '
 }
 
 # one_line FILE WANT: FILE's pmcshim lines are exactly one, containing WANT

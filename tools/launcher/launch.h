@@ -27,6 +27,11 @@ struct system_opts {
 struct launch {
 	const char *events;		/* -e, else PMCSHIM_EVENTS, else the default */
 	const char *events_from;	/* "-e" or "PMCSHIM_EVENTS", for messages */
+	/* Neither -e, -M nor PMCSHIM_EVENTS: events are the machine's defaults
+	 * (config_default_events), which each process chooses itself, and
+	 * events_why says why when they are the software ones. */
+	int events_default;
+	char events_why[200];
 	const char *depth;		/* -d, or NULL: the shim's default */
 	const char *sample;		/* --sample: samples a second, or NULL: none */
 	const char *outdir;		/* -o, or NULL: a new directory named after the command */
@@ -77,6 +82,10 @@ int launch_check_events(const char *events, const char *from);
 /* Open the events in this process as the shim will in each one, and print
  * one line about those that cannot count. */
 void launch_events_notice(const char *events);
+/* One line, when l's events are the defaults chosen for this machine
+ * without the PMU's (which and why), or name events that count only
+ * through read() per region (what that costs a marker pair). */
+void launch_defaults_notice(const struct launch *l);
 /* --list-events: each name, with whether this machine can count it now
  * (opened and closed once, as the shim would) or why not. */
 void launch_list_events(void);

@@ -10,6 +10,7 @@
 
 #include "counters/counters.h"
 #include "counters/events.h"
+#include "settings/config.h"
 
 /* One line per bad name (each may carry suggestions), then the list's
  * own rules (twice, more than EVENTS_MAX). An empty list is a mistake (a
@@ -92,6 +93,34 @@ void launch_events_notice(const char *events)
 	}
 	fprintf(stderr, "; measuring %s (-q hides this line)\n", missing == list.n
 		? "wall time, calls, stacks and thread CPU time" : "the rest");
+}
+
+void launch_defaults_notice(const struct launch *l)
+{
+	struct event_list list;
+	char err[1024], names[400];
+	uint32_t slow;
+	int n;
+
+	if (l->events_default) {
+		if (l->events_why[0])
+			fprintf(stderr, LAUNCHER ": default events %s, counted per thread (%s); "
+				"regions get calls and wall time; -e names others (-q hides this "
+				"line)\n", l->events, l->events_why);
+		return;
+	}
+	if (!strcmp(l->events, "none"))
+		return;
+	events_parse_list(l->events, &list, err, sizeof(err));
+	slow = config_read_only(&list);
+	for (int i = 0; i < list.n; i++)	/* those that count */
+		if (slow >> i & 1 && launch_why_not(list.ev[i].name, err, sizeof(err)) != 0)
+			slow &= ~(1u << i);
+	if ((n = events_names(&list, slow, names, sizeof(names))))
+		fprintf(stderr, LAUNCHER ": %s count%s only through read(): each marker pair makes "
+			"two system calls to count %s per region (1-2 us each on a VM; function hooks "
+			"count %s per thread) (-q hides this line)\n", names,
+			n > 1 ? "" : "s", n > 1 ? "them" : "it", n > 1 ? "them" : "it");
 }
 
 /* Open name alone on this thread as the shim opens its events, then

@@ -72,6 +72,7 @@ int launch_metrics(struct launch *l)
 	if (bad)
 		return free(events), -1;
 	l->events = events;
+	l->events_default = 0;	/* the processes are told them */
 	l->reader_args[l->nreader_args++] = "-M";
 	l->reader_args[l->nreader_args++] = (char *)l->metrics;
 	if (l->metrics_file) {

@@ -61,7 +61,10 @@ static void set_env(const struct launch *l)
 	set_preload(l->shim);
 	setenv("PMCSHIM_OUTPUT", out, 1);
 	setenv("PMCSHIM_QUIET", "1", 1);
-	setenv("PMCSHIM_EVENTS", l->events, 1);
+	if (l->events_default)	/* each process chooses them, as counted per thread */
+		unsetenv("PMCSHIM_EVENTS");
+	else
+		setenv("PMCSHIM_EVENTS", l->events, 1);
 	if (l->depth)
 		setenv("PMCSHIM_STACK_DEPTH", l->depth, 1);
 	if (l->sample)

@@ -33,7 +33,9 @@ static void usage(FILE *out)
 	      "report into one run directory, then the merged region table is printed on\n"
 	      "stderr and " LAUNCHER " exits with COMMAND's exit status.\n"
 	      "  -e, --events LIST  events to count, comma separated, or none for no counters\n"
-	      "                     (default: PMCSHIM_EVENTS, else " CONFIG_DEFAULT_EVENTS ");\n"
+	      "                     (default: PMCSHIM_EVENTS, else " CONFIG_DEFAULT_EVENTS "\n"
+	      "                     where the PMU counts them, else " CONFIG_SOFTWARE_EVENTS ",\n"
+	      "                     counted per thread);\n"
 	      "                     see --list-events\n"
 	      "  -d, --depth N      call-site stack frames above each marker, 0..64 (default 8)\n"
 	      "  -s, --sample[=HZ]  also sample every thread, HZ times a second of its CPU\n"
@@ -173,7 +175,7 @@ static int parse_opts(int argc, char **argv, struct launch *l)
 	/* '+': options end at the command; its own options are its own. */
 	while ((c = getopt_long(argc, argv, "+:e:d:o:O:qhM:g:r:s::I:C:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'e': l->events = optarg, l->events_from = "-e"; break;
+		case 'e': l->events = optarg, l->events_from = "-e", l->events_default = 0; break;
 		case 'd':
 			if (check_depth(optarg) != 0)
 				return 2;
@@ -247,9 +249,13 @@ int main(int argc, char **argv)
 
 	l.events = getenv("PMCSHIM_EVENTS") ? getenv("PMCSHIM_EVENTS") : CONFIG_DEFAULT_EVENTS;
 	l.events_from = "PMCSHIM_EVENTS";
+	l.events_default = !getenv("PMCSHIM_EVENTS");
 	l.sys.argc = argc, l.sys.argv = argv;
 	if ((rc = parse_opts(argc, argv, &l)))
 		return rc == 1 ? 0 : 2;
+	/* --check asks about the PMU's; --system has its own */
+	if (l.events_default && !l.check && !l.sys.on)
+		l.events = config_default_events(l.events_why, sizeof(l.events_why));
 	if (launch_metrics(&l) != 0 || launch_check_events(l.events, l.events_from) != 0)
 		return 2;
 	if (l.check)
@@ -266,8 +272,10 @@ int main(int argc, char **argv)
 	    (l.rank >= 0 ? launch_job_dir(&l) : launch_make_dir(&l)) != 0)
 		return 2;
 	/* an MPI job's notice: rank 0's; with --table the table says it */
-	if (!l.quiet && !l.table && l.rank <= 0)
+	if (!l.quiet && !l.table && l.rank <= 0) {
 		launch_events_notice(l.events);
+		launch_defaults_notice(&l);
+	}
 	if (l.repeat > 1)
 		launch_exit(&l, launch_repeat(&l, &signo), signo);
 	rc = launch_command(&l, &signo, &ran);

@@ -339,7 +339,8 @@ static void load_events(struct ld *L)
 		r->ev[i].reason = e->reason[0] ? FIELD(r, e->reason) : NULL;
 		r->ev[i].type = e->type, r->ev[i].config = e->config;
 		r->ev[i].exclude_kernel = e->exclude_kernel;
-		if (e->r.size >= sizeof(*e) && e->mode_note[0]) /* older shims: no note */
+		r->ev[i].per_thread = rf_event_per_thread(e);
+		if (e->r.size >= RF_EVENT_SIZE_V1 && e->mode_note[0]) /* older shims: no note */
 			r->ev[i].mode_note = FIELD(r, e->mode_note);
 	}
 }
@@ -501,9 +502,9 @@ static struct rep_total total_of(const struct rf_thread *t, const struct rep_thr
 {
 	struct rep_total x = { .status = "unavailable" };
 
-	if (!o->slot[e])
+	if (!o->slot[e] && !(o->thread_mask >> e & 1))
 		return x;
-	if (!o->has_totals && o->has_live) {	/* killed: as of its last publish */
+	if (!o->has_totals && o->has_live && o->slot[e]) {	/* killed: as of its last publish */
 		x.value = o->live[o->slot[e] - 1], x.has_value = true;
 		x.status = "last update";
 		return x;
@@ -528,9 +529,13 @@ static bool thread_slots(struct ld *L, const struct rf_thread *t, struct rep_thr
 {
 	uint32_t mask = t->open_mask, n = 1;
 
-	if (L->r->nev < 32 && (mask >> L->r->nev))
+	if (L->r->nev < 32 && ((mask | t->thread_mask) >> L->r->nev))
 		return bad(L, "thread %" PRIu32 ": events open that the header does not list",
 			   t->index);
+	if (mask & t->thread_mask)
+		return bad(L, "thread %" PRIu32 ": events counted both per region and per "
+			   "thread only", t->index);
+	o->thread_mask = t->thread_mask;
 	for (size_t e = 0; e < L->r->nev; e++)
 		o->slot[e] = (mask >> e & 1) ? (uint8_t)n++ : 0;
 	if (t->nvalues != n)

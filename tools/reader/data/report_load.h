@@ -52,6 +52,9 @@ struct rep_thread {
 	/* slot[e]: where event e is in this thread's site values; 0 when the
 	 * event is not open in the thread (slot 0 is wall time). */
 	uint8_t slot[RF_EVENTS_MAX];
+	/* rf_thread.thread_mask: bit e, event e open in this thread and
+	 * counted per thread only (its totals; no slot) */
+	uint32_t thread_mask;
 	struct rep_total *totals;	/* one per event */
 	/* The markers' own cost (rf_thread.calib_*), by value slot; taken out
 	 * of every value unless the report is shown raw. */
@@ -95,6 +98,7 @@ struct rep_event {
 	const char *name, *source, *reason;	/* reason may be NULL */
 	const char *mode_note;		/* why user space only though the kernel was asked, or NULL */
 	uint32_t type, exclude_kernel;	/* exclude_kernel: counted in user space only */
+	bool per_thread;		/* counted per thread only: no region has a value */
 	uint64_t config;
 };
 

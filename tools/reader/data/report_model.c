@@ -194,6 +194,22 @@ static void map_threads_and_regions(struct model *m)
 
 /* ---- weight ------------------------------------------------------------- */
 
+bool model_per_thread(const struct model *m, size_t e)
+{
+	bool any = false;
+
+	for (size_t f = 0; f < m->nfiles; f++) {
+		int k = m->evmap[f * m->nev + e];
+
+		if (k < 0)
+			continue;
+		if (!m->files[f]->ev[k].per_thread)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 static bool event_has_values(const struct model *m, size_t e)
 {
 	for (size_t i = 0; i < m->nthreads; i++) {

@@ -203,6 +203,9 @@ void model_tables(struct model *m);
 
 /* The weight's name ("wall" or an event) and its sum in a group. */
 const char *model_weight_name(const struct model *m);
+/* Whether event e is counted per thread only (rf_event.per_thread) in
+ * every file that has it: no region has a value of it, by design. */
+bool model_per_thread(const struct model *m, size_t e);
 const struct sum *model_weight(const struct model *m, const struct group *g);
 /* Total weight of the group's process (all processes for SC_ALL). */
 const struct sum *model_total(const struct model *m, const struct gtable *t);

@@ -131,6 +131,8 @@ static void export_events(FILE *out, const struct report *r)
 			key_str(out, ", ", "reason", e->reason);
 		if (e->mode_note)
 			key_str(out, ", ", "mode_note", e->mode_note);
+		if (e->per_thread)	/* its totals, no site value */
+			fputs(", \"per_thread\": true", out);
 		fputs("}", out);
 	}
 	fputs(r->nev ? "\n  ],\n" : "],\n", out);

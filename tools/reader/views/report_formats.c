@@ -338,6 +338,8 @@ static void json_file(FILE *out, const struct model *m, size_t f)
 			fputs(", \"mode_note\": ", out);
 			json_string(out, r->ev[e].mode_note);
 		}
+		if (r->ev[e].per_thread)	/* its totals, no region value */
+			fputs(", \"per_thread\": true", out);
 		fputs("}", out);
 	}
 	fputs("],\n     \"totals\": ", out);

@@ -245,10 +245,11 @@ static void print_events(FILE *out, const struct report *r, const char *label)
 			fprintf(out, "%s %s [unavailable%s%s]", i ? "," : "", e->name,
 				e->reason ? ": " : "", e->reason ? e->reason : "");
 		else
-			fprintf(out, "%s %s [%s, %s%s%s]", i ? "," : "", e->name, e->source,
+			fprintf(out, "%s %s [%s, %s%s%s%s]", i ? "," : "", e->name, e->source,
 				e->exclude_kernel ? "user" : "user+kernel",
 				e->mode_note ? ": kernel refused: " : "",
-				e->mode_note ? e->mode_note : "");
+				e->mode_note ? e->mode_note : "",
+				e->per_thread ? ", per thread" : "");
 	}
 	fprintf(out, "%s%s%s%s\n", r->nev ? "" : " none",
 		r->serialized ? "; reads serialized (" : "", r->serialized ? r->barrier : "",
@@ -292,14 +293,19 @@ static void print_title(FILE *out, const struct model *m, const struct gtable *t
 struct cols {
 	bool *shown;			/* [nev] */
 	size_t nshown, nhidden;
+	size_t nper_thread;		/* hidden: counted per thread only */
 	bool ipc, cover;
 };
 
 static void choose_cols(struct cols *c, const struct model *m, const struct gtable *gt)
 {
 	c->shown = xcalloc(m->nev + 1, sizeof(*c->shown));
-	c->nshown = c->nhidden = 0;
+	c->nshown = c->nhidden = c->nper_thread = 0;
 	for (size_t e = 0; e < m->nev; e++) {
+		if (model_per_thread(m, e)) {	/* no row has one: said in a note */
+			c->nper_thread++;
+			continue;
+		}
 		c->shown[e] = !collapse;
 		for (size_t i = 0; i < gt->n && !c->shown[e]; i++)
 			c->shown[e] = gt->g[i]->s[1 + e].have || gt->g[i]->s[1 + e].never;
@@ -312,15 +318,33 @@ static void choose_cols(struct cols *c, const struct model *m, const struct gtab
 		c->cover = group_multiplexed(m, gt->g[i]);
 }
 
+/* The events counted per thread only: their totals are in the totals and
+ * thread tables, none in a region's row. */
+static void note_per_thread(FILE *out, const struct model *m, const struct cols *c)
+{
+	const char *sep = "";
+
+	if (!c->nper_thread)
+		return;
+	fputs("counted per thread, not per region: ", out);
+	for (size_t e = 0; e < m->nev; e++)
+		if (model_per_thread(m, e))
+			fprintf(out, "%s%s", sep, m->ev[e]), sep = ", ";
+	fprintf(out, " (read() only, so no system call at the markers; %s in the totals, "
+		"--threads per thread; -e NAME counts one per region, at two system calls a "
+		"marker pair)\n", c->nper_thread > 1 ? "theirs are" : "its is");
+}
+
 static void note_hidden(FILE *out, const struct model *m, const struct cols *c)
 {
 	const char *sep = "";
 
+	note_per_thread(out, m, c);
 	if (!c->nhidden)
 		return;
 	fputs("not counted here, so left out: ", out);
 	for (size_t e = 0; e < m->nev; e++)
-		if (!c->shown[e])
+		if (!c->shown[e] && !model_per_thread(m, e))
 			fprintf(out, "%s%s", sep, m->ev[e]), sep = ", ";
 	fputs(" (no row has a value: see each file's events line for why)\n", out);
 }
