@@ -347,6 +347,16 @@ golden ranks mpi2.pmc mpi0.pmc mpi1.pmc
 solve=$(awk '/^## spread across 3 ranks/ { on = 1 } on && $1 == "solve" { print $5, $6, $7, $8, $9, $10, $11, $12; exit }' "$tmp/ranks")
 expect ranks-solve-spread "$solve" "5.20 k 10.4 k 15.6 k 2 1.50"
 expect ranks-heading "$(grep -c '^# mpi[012].pmc: app (pid [0-9]*, rank [012] of 3,' "$tmp/ranks")" 3
+# One rule in every view: a rank's inclusive value is the table's (derived
+# from the tree, a recursive re-entry counted once), not the shim's own
+# incl summed over nested rows. In these trees solve, parse and render
+# recur; rank 2 holds each max, so the spread's max is rank 2's table incl.
+for r in 0 1 2; do gen mt$r.pmc --id $r --rank $r --size 3 --rows 20 --threads 2 --tree 2; done
+incl_of() { awk '/^## regions, all/ { on = 1; next } /^##/ { on = 0 } on && $3 ~ /^[0-9,]+$/ { print $1, $8, $9 }' "$1"; }
+(cd "$IN" && "$R" mt0.pmc mt1.pmc mt2.pmc) >"$tmp/mt-ranks"
+(cd "$IN" && "$R" mt2.pmc) >"$tmp/mt2"
+expect ranks-incl-is-the-tables "$(awk '/^## spread across/ { on = 1; next } on && $2 == 3 { print $1, $9, $10 }' "$tmp/mt-ranks" | sort | tr '\n' ' ')" \
+	"$(incl_of "$tmp/mt2" | sort | tr '\n' ' ')"
 (cd "$IN" && "$R" --ranks "$S") >"$tmp/ranks"
 expect ranks-none "$(grep -c '^## ranks: none (no file is of a process that called MPI_Init)$' "$tmp/ranks")" 1
 (cd "$IN" && "$R" mpi0.pmc) >"$tmp/ranks"
