@@ -506,6 +506,7 @@ wait_for() {
 watch_bg() {
 	out=$1
 	shift
+	: >"$tmp/$out" # (not an earlier watch's output, seen before this one starts)
 	(cd "$IN" && "$R" --watch=0.1 "$@" >"$tmp/$out" 2>&1; echo "exit $?" >>"$tmp/$out") &
 	W=$!
 }
@@ -537,9 +538,9 @@ fi
 kill $P $W 2>/dev/null
 wait $W 2>/dev/null
 num='[0-9][0-9]*\.[0-9][0-9][0-9]'
-if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
-   grep -q "^ *$num  late *+5 *+[0-9]* *+500 *+500 *n/a\$" "$tmp/watch" &&
-   [ "$(grep -c "^ *$num  " "$tmp/watch")" = 2 ] &&
+if grep -q "^ *$num  solve *+10 *+[0-9.]* [nu]s *+1,000 *+1,000 *n/a\$" "$tmp/watch" &&
+   grep -q "^ *$num  late *+5 *+0 ns *+500 *+500 *n/a\$" "$tmp/watch" &&
+   [ "$(grep "^ *$num  " "$tmp/watch" | grep -vc '\[total\]')" = 2 ] &&
    grep -q "^# live.pmc: app (pid $P), ended without exit (killed or crashed)\$" "$tmp/watch" &&
    [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
 then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
@@ -589,21 +590,21 @@ if wait_for "$tmp/watch3" "^# per interval" && wait_for "$tmp/watch3-raw" "^# pe
 fi
 kill $P $W3 $W 2>/dev/null
 wait $W3 $W 2>/dev/null
-expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $4, $5, $6 }')" \
-	"+10 +3980* +3980* n/a"
-expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 +490 +490 n/a"
+expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $5, $6, $7 }')" \
+	"+10 +3,980* +3,980* n/a"
+expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 ns +490 +490 n/a"
 expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, instructions 2, cycles 2 ' "$tmp/watch3")" \
 	"1 1 1"
-expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $4, $5, $6 }')" \
-	"+10 +1000* +1000* n/a"
-expect watch-raw-late "$(watch_line watch3-raw late)" "late +5 +0 +500 +500 n/a"
+expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $5, $6, $7 }')" \
+	"+10 +1,000* +1,000* n/a"
+expect watch-raw-late "$(watch_line watch3-raw late)" "late +5 +0 ns +500 +500 n/a"
 expect watch-raw-notes "$(grep -c 'below the markers' "$tmp/watch3-raw") $(grep -c '^# \* multiplexed: ' "$tmp/watch3-raw") $(grep -c '^#   raw: values as measured' "$tmp/watch3-raw")" \
 	"0 1 1"
 expect watch-ends "$(tail -1 "$tmp/watch3") $(tail -1 "$tmp/watch3-raw")" "exit 0 exit 0"
 # solve's wall time: 2000 ticks measured, 1900 calibrated (each watch has
 # its own estimate of the tick rate, alike to far better than 1%)
-expect watch-calibrated-wall "$(printf '%s %s\n' "$(watch_line watch3 solve | awk '{ print $3 }')" \
-	"$(watch_line watch3-raw solve | awk '{ print $3 }')" |
+expect watch-calibrated-wall "$(printf '%s %s\n' "$(watch_line watch3 solve | awk '{ print $3 * ($4 == "us" ? 1000 : 1) }')" \
+	"$(watch_line watch3-raw solve | awk '{ print $3 * ($4 == "us" ? 1000 : 1) }')" |
 	awk '{ r = $1 / $2; print (r > 0.93 && r < 0.97) ? "0.95" : r }')" 0.95
 
 # One rule: without multiplexing, what the watch says an interval added
@@ -623,13 +624,43 @@ if wait_for "$tmp/watch4" "^# per interval"; then
 fi
 kill $P $W 2>/dev/null
 wait $W 2>/dev/null
-col=4 # (the line's fields: region calls wall instructions cycles ...)
+col=5 # (the line's fields: region calls wall unit instructions cycles ...)
 for ev in instructions cycles; do
-	expect "watch-is-the-table-change: $ev" "$(watch_line watch4 solve | awk -v c=$col '{ print $c }')" \
+	expect "watch-is-the-table-change: $ev" "$(watch_line watch4 solve | awk -v c=$col '{ print $c }' | tr -d ,)" \
 		"+$(($(field "$tmp/l4-after.csv" solve "${ev}_incl") - $(field "$tmp/l4-before.csv" solve "${ev}_incl")))"
 	col=$((col + 1))
 done
-expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $4 }')" "+980"
+expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $5 }')" "+980"
+
+# --watch as perf stat -I: times on the process's own clock (it ran 100 s
+# before the shim began, so every line is past 100 s, whenever the watch
+# began), and per interval each event's total: its count in the interval
+# and the running total (thread 1 ended with 4,000,000 instructions
+# counted half its time: 8,000,000 estimated; the append has running
+# thread 0 publish 1,000 more). In a tree the inclusive values follow the
+# one rule: late (500) ran inside solve, still open, which grows by its
+# own 1,000 and late's 500, as the table's incl does.
+sleep 600 &
+P=$!
+gen live5.pmc --pid $P --tree 2 --before-wall 100000
+(cd "$IN" && "$R" --format csv live5.pmc) >"$tmp/l5-before.csv"
+watch_bg watch5 live5.pmc
+if wait_for "$tmp/watch5" "^# per interval"; then
+	"$GEN" --append "$IN/live5.pmc"
+	wait_for "$tmp/watch5" "^ *[0-9.]*  late "
+	wait_for "$tmp/watch5" "8,001,000"
+	(cd "$IN" && "$R" --format csv live5.pmc) >"$tmp/l5-after.csv"
+	kill $P
+	wait $P 2>/dev/null
+	wait_for "$tmp/watch5" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $W 2>/dev/null
+expect watch-process-clock "$(awk '$1 ~ /^[0-9.]+$/ && $1 < 100 { n++ } $1 ~ /^[0-9.]+$/ { all++ } END { print (all > 0), n + 0 }' "$tmp/watch5")" "1 0"
+expect watch-totals "$(grep -c '^ *[0-9.]*  \[total\] *instructions  *+1,000\*  *8,001,000\*$' "$tmp/watch5") $(grep -c '^ *[0-9.]*  \[total\] *instructions  *+0\*  *8,000,000\*$' "$tmp/watch5" | awk '{ print ($1 > 0) }')" "1 1"
+expect watch-tree-incl "$(watch_line watch5 solve | awk '{ print $5 }' | tr -d ,)" \
+	"+$(($(field "$tmp/l5-after.csv" solve instructions_incl) - $(field "$tmp/l5-before.csv" solve instructions_incl)))"
+expect watch-tree-incl-value "$(watch_line watch5 solve | awk '{ print $5 }')" "+1,500"
 
 # A file that shrinks while it is read (tests/reader/shrinker.so cuts it at
 # a known point): a live one snapshotted from its mapping (which faults),
