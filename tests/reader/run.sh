@@ -129,6 +129,11 @@ golden folded-threads --format folded-stacks --threads "$S"
 # each event counted half of its regions' time (coverage 0.5, scaled x2).
 gen calibrated.pmc --calibrated --multiplexed
 golden table-calibrated calibrated.pmc
+# Calibration values carry their units: a time event's in time, a count's
+# as that many of its event (the text note, the export's "unit").
+gen calib-time.pmc --calibrated --event-names task-clock,page-faults,cycles
+expect calibration-units "$(cd "$IN" && "$R" calib-time.pmc | grep -c '^#   calibrated: .* per call wall 5 ns, task-clock 2 ns, 2 page-faults (')" 1
+expect calibration-units-json "$(cd "$IN" && "$R" --format json calib-time.pmc | grep -c '"events": \[{"per_call": 2, "per_child": 1, "unit": "ns"}, {"per_call": 2, "per_child": 1, "unit": "count"}, null\]')" 3
 golden table-calibrated-raw --raw calibrated.pmc
 golden json-calibrated --format json calibrated.pmc
 
@@ -593,7 +598,7 @@ wait $W3 $W 2>/dev/null
 expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $5, $6, $7 }')" \
 	"+10 +3,980* +3,980* n/a"
 expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 ns +490 +490 n/a"
-expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, instructions 2, cycles 2 ' "$tmp/watch3")" \
+expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, 2 instructions, 2 cycles ' "$tmp/watch3")" \
 	"1 1 1"
 expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $5, $6, $7 }')" \
 	"+10 +1,000* +1,000* n/a"
