@@ -729,6 +729,16 @@ elif [ -x "$APP" ]; then
 	if grep -q "^$want" "$tmp/out"; then ok stacks-function-and-line
 	else fail stacks-function-and-line "want: $want" "got: $(cat "$tmp/out")"; fi
 
+	# Cut at the recorded depth (1: the call site and one caller), the
+	# stack would start at a false root: it starts at [truncated]. At
+	# depth 2 it reaches main, whole, and has none.
+	PMCSHIM_OUTPUT="$tmp/stackapp-cut.pmc" PMCSHIM_STACK_DEPTH=1 \
+	PMCSHIM_EVENTS=task-clock PMCSHIM_QUIET=1 LD_PRELOAD="$SHIM" "$APP"
+	want="\[truncated\];middle ([^)]*stackapp.c:$(line MIDDLE));leaf ([^)]*stackapp.c:$(line LEAF));leaf [0-9][0-9]*\$"
+	"$R" --format folded-stacks "$tmp/stackapp-cut.pmc" >"$tmp/out" 2>&1
+	if grep -q "^$want" "$tmp/out" && ! "$R" --format folded-stacks "$tmp/stackapp.pmc" | grep -q truncated
+	then ok stacks-cut-marked; else fail stacks-cut-marked "want: $want" "got: $(cat "$tmp/out")"; fi
+
 	"$R" --stacks "$tmp/stackapp.pmc" >"$tmp/out" 2>&1
 	if grep -q "^      leaf ([^)]*stackapp.c:$(line LEAF))\$" "$tmp/out" &&
 	   ! grep -q "notes on symbols" "$tmp/out"; then ok stacks-table
