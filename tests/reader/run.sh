@@ -662,10 +662,12 @@ fi
 kill $P $W 2>/dev/null
 wait $W 2>/dev/null
 expect watch-process-clock "$(awk '$1 ~ /^[0-9.]+$/ && $1 < 100 { n++ } $1 ~ /^[0-9.]+$/ { all++ } END { print (all > 0), n + 0 }' "$tmp/watch5")" "1 0"
-expect watch-totals "$(grep -c '^ *[0-9.]*  \[total\] *instructions  *+1,000\*  *8,001,000\*$' "$tmp/watch5") $(grep -c '^ *[0-9.]*  \[total\] *instructions  *+0\*  *8,000,000\*$' "$tmp/watch5" | awk '{ print ($1 > 0) }')" "1 1"
-expect watch-tree-incl "$(watch_line watch5 solve | awk '{ print $5 }' | tr -d ,)" \
-	"+$(($(field "$tmp/l5-after.csv" solve instructions_incl) - $(field "$tmp/l5-before.csv" solve instructions_incl)))"
-expect watch-tree-incl-value "$(watch_line watch5 solve | awk '{ print $5 }')" "+1,500"
+expect watch-totals "$(grep -c '^ *[0-9.]*  \[total\] *instructions  *+1,000\*  *8,001,000\*$' "$tmp/watch5")" 1
+# (summed over lines: a read in the middle of the append sees part of it)
+solve5=$(watch_line watch5 solve | tr -d ,+ | awk '{ s += $5 } END { print s }')
+expect watch-tree-incl "$solve5" \
+	"$(($(field "$tmp/l5-after.csv" solve instructions_incl) - $(field "$tmp/l5-before.csv" solve instructions_incl)))"
+expect watch-tree-incl-value "$solve5" 1500
 
 # A file that shrinks while it is read (tests/reader/shrinker.so cuts it at
 # a known point): a live one snapshotted from its mapping (which faults),
