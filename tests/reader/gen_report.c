@@ -8,7 +8,10 @@
  *                                      (4 of their children; in a thread
  *                                      with coverage, counted a quarter of
  *                                      their time), a new region "late"
- *                                      gets a site (5 calls, no wall time)
+ *                                      gets a site (5 calls, no wall time;
+ *                                      in a tree, inside the first site),
+ *                                      thread 0 publishes 1000 more of each
+ *                                      event as its running counts
  *   gen_report --exit FILE             the process exits: end fields, then
  *                                      state RF_EXITED (release)
  *   gen_report --zero-build-ids FILE   every module's build-id becomes "00"
@@ -51,6 +54,7 @@
  *   --event-names LIST  the events' names (comma separated, at most 8): as
  *                    many events, the last unavailable as always
  *   --rank R --size N  an MPI rank: R of N, initialized and finalized
+ *   --before-wall MS the process ran MS ms before the shim began
  *   --no-boot-id     the header has no boot id (a reader cannot tell
  *                    whether a running process still runs)
  *   --truncate N     the file cut to N bytes
@@ -92,6 +96,7 @@ struct gen {
 	unsigned rows, threads, events, regions, stacks, depth;
 	const char *state;
 	long pid;
+	long before_wall_ms;		/* --before-wall */
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
@@ -243,6 +248,7 @@ static void header(struct gen *g)
 	if (g->pid > 0)
 		header_live(g, h);
 	g->start_mono = h->start_mono_ns;
+	h->before_wall_ns = (uint64_t)g->before_wall_ms * 1000000u;
 	if (g->no_boot_id)
 		memset(h->boot_id, 0, sizeof(h->boot_id));
 	if (h->state != RF_RUNNING)
@@ -686,6 +692,19 @@ static void live_grow(struct live *L, size_t need)
 		die("cannot map: ", strerror(errno));
 }
 
+/* Thread 0 (running) publishes its running counts, as the shim does at
+ * the end of an outermost region: 1000 more of each open event. */
+static void publish_live(const struct rf_thread *t0)
+{
+	struct rf_thread *t = (void *)(uintptr_t)t0;
+	uint32_t seq = t->live_seq;
+
+	__atomic_store_n(&t->live_seq, seq + 1, __ATOMIC_RELEASE);
+	for (uint32_t k = 0; k + 1 < t->nvalues; k++)
+		t->live[k] += 1000;
+	__atomic_store_n(&t->live_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
 static void append(const char *path)
 {
 	struct live L = { .fd = open(path, O_RDWR) };
@@ -725,11 +744,15 @@ static void append(const char *path)
 	publish(n);
 	s = live_add(&L, &tail, rf_site_size(L.t0->nvalues), RF_SITE);
 	s->thread = 0, s->region = n->id, s->stack = 0, s->nvalues = L.t0->nvalues;
+	/* in a tree, late ran inside the first site (which had not ended) */
+	if (h->flags & RF_TREE)
+		s->parent = (uint32_t)((unsigned char *)L.first - L.map);
 	s->calls = 5;
 	for (uint32_t i = 1; i < s->nvalues; i++)
 		s->v[i] = (struct rf_stat){ 500, 500, 100, 100, 0, 0 };
 	publish(s);
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	publish_live(L.t0);
 	munmap(L.map, L.size);
 	close(L.fd);
 }
@@ -824,6 +847,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--first-region")) g.first_region = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--depth")) g.depth = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--pid")) g.pid = (long)num(a, v), g.state = "running", i++;
+		else if (!strcmp(a, "--before-wall")) g.before_wall_ms = (long)num(a, v), i++;
 		else if (!strcmp(a, "--rank")) g.rank = (long)num(a, v), i++;
 		else if (!strcmp(a, "--tree")) g.tree = (unsigned)num(a, v), i++;
 		else if (!strcmp(a, "--size")) g.size = (long)num(a, v), i++;

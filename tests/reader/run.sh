@@ -129,6 +129,11 @@ golden folded-threads --format folded-stacks --threads "$S"
 # each event counted half of its regions' time (coverage 0.5, scaled x2).
 gen calibrated.pmc --calibrated --multiplexed
 golden table-calibrated calibrated.pmc
+# Calibration values carry their units: a time event's in time, a count's
+# as that many of its event (the text note, the export's "unit").
+gen calib-time.pmc --calibrated --event-names task-clock,page-faults,cycles
+expect calibration-units "$(cd "$IN" && "$R" calib-time.pmc | grep -c '^#   calibrated: .* per call wall 5 ns, task-clock 2 ns, 2 page-faults (')" 1
+expect calibration-units-json "$(cd "$IN" && "$R" --format json calib-time.pmc | grep -c '"events": \[{"per_call": 2, "per_child": 1, "unit": "ns"}, {"per_call": 2, "per_child": 1, "unit": "count"}, null\]')" 3
 golden table-calibrated-raw --raw calibrated.pmc
 golden json-calibrated --format json calibrated.pmc
 
@@ -347,6 +352,16 @@ golden ranks mpi2.pmc mpi0.pmc mpi1.pmc
 solve=$(awk '/^## spread across 3 ranks/ { on = 1 } on && $1 == "solve" { print $5, $6, $7, $8, $9, $10, $11, $12; exit }' "$tmp/ranks")
 expect ranks-solve-spread "$solve" "5.20 k 10.4 k 15.6 k 2 1.50"
 expect ranks-heading "$(grep -c '^# mpi[012].pmc: app (pid [0-9]*, rank [012] of 3,' "$tmp/ranks")" 3
+# One rule in every view: a rank's inclusive value is the table's (derived
+# from the tree, a recursive re-entry counted once), not the shim's own
+# incl summed over nested rows. In these trees solve, parse and render
+# recur; rank 2 holds each max, so the spread's max is rank 2's table incl.
+for r in 0 1 2; do gen mt$r.pmc --id $r --rank $r --size 3 --rows 20 --threads 2 --tree 2; done
+incl_of() { awk '/^## regions, all/ { on = 1; next } /^##/ { on = 0 } on && $3 ~ /^[0-9,]+$/ { print $1, $8, $9 }' "$1"; }
+(cd "$IN" && "$R" mt0.pmc mt1.pmc mt2.pmc) >"$tmp/mt-ranks"
+(cd "$IN" && "$R" mt2.pmc) >"$tmp/mt2"
+expect ranks-incl-is-the-tables "$(awk '/^## spread across/ { on = 1; next } on && $2 == 3 { print $1, $9, $10 }' "$tmp/mt-ranks" | sort | tr '\n' ' ')" \
+	"$(incl_of "$tmp/mt2" | sort | tr '\n' ' ')"
 (cd "$IN" && "$R" --ranks "$S") >"$tmp/ranks"
 expect ranks-none "$(grep -c '^## ranks: none (no file is of a process that called MPI_Init)$' "$tmp/ranks")" 1
 (cd "$IN" && "$R" mpi0.pmc) >"$tmp/ranks"
@@ -496,6 +511,7 @@ wait_for() {
 watch_bg() {
 	out=$1
 	shift
+	: >"$tmp/$out" # (not an earlier watch's output, seen before this one starts)
 	(cd "$IN" && "$R" --watch=0.1 "$@" >"$tmp/$out" 2>&1; echo "exit $?" >>"$tmp/$out") &
 	W=$!
 }
@@ -527,9 +543,9 @@ fi
 kill $P $W 2>/dev/null
 wait $W 2>/dev/null
 num='[0-9][0-9]*\.[0-9][0-9][0-9]'
-if grep -q "^ *$num  solve *+10 *+[0-9]* *+1000 *+1000 *n/a\$" "$tmp/watch" &&
-   grep -q "^ *$num  late *+5 *+[0-9]* *+500 *+500 *n/a\$" "$tmp/watch" &&
-   [ "$(grep -c "^ *$num  " "$tmp/watch")" = 2 ] &&
+if grep -q "^ *$num  solve *+10 *+[0-9.]* [nu]s *+1,000 *+1,000 *n/a\$" "$tmp/watch" &&
+   grep -q "^ *$num  late *+5 *+0 ns *+500 *+500 *n/a\$" "$tmp/watch" &&
+   [ "$(grep "^ *$num  " "$tmp/watch" | grep -vc '\[total\]')" = 2 ] &&
    grep -q "^# live.pmc: app (pid $P), ended without exit (killed or crashed)\$" "$tmp/watch" &&
    [ "$(tail -1 "$tmp/watch")" = "exit 0" ]
 then ok watch-deltas-until-the-end; else fail watch-deltas-until-the-end "$(cat "$tmp/watch")"; fi
@@ -579,21 +595,21 @@ if wait_for "$tmp/watch3" "^# per interval" && wait_for "$tmp/watch3-raw" "^# pe
 fi
 kill $P $W3 $W 2>/dev/null
 wait $W3 $W 2>/dev/null
-expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $4, $5, $6 }')" \
-	"+10 +3980* +3980* n/a"
-expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 +490 +490 n/a"
-expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, instructions 2, cycles 2 ' "$tmp/watch3")" \
+expect watch-calibrated-estimate "$(watch_line watch3 solve | awk '{ print $2, $5, $6, $7 }')" \
+	"+10 +3,980* +3,980* n/a"
+expect watch-calibrated-floor "$(watch_line watch3 late)" "late +5 +0 ns +490 +490 n/a"
+expect watch-calibrated-notes "$(grep -c "^#   1 row below the markers' own cost (shorter than their noise): shown as 0\$" "$tmp/watch3") $(grep -c '^# \* estimated: ' "$tmp/watch3") $(grep -c '^#   calibrated: .*, 2 instructions, 2 cycles ' "$tmp/watch3")" \
 	"1 1 1"
-expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $4, $5, $6 }')" \
-	"+10 +1000* +1000* n/a"
-expect watch-raw-late "$(watch_line watch3-raw late)" "late +5 +0 +500 +500 n/a"
+expect watch-raw-measured "$(watch_line watch3-raw solve | awk '{ print $2, $5, $6, $7 }')" \
+	"+10 +1,000* +1,000* n/a"
+expect watch-raw-late "$(watch_line watch3-raw late)" "late +5 +0 ns +500 +500 n/a"
 expect watch-raw-notes "$(grep -c 'below the markers' "$tmp/watch3-raw") $(grep -c '^# \* multiplexed: ' "$tmp/watch3-raw") $(grep -c '^#   raw: values as measured' "$tmp/watch3-raw")" \
 	"0 1 1"
 expect watch-ends "$(tail -1 "$tmp/watch3") $(tail -1 "$tmp/watch3-raw")" "exit 0 exit 0"
 # solve's wall time: 2000 ticks measured, 1900 calibrated (each watch has
 # its own estimate of the tick rate, alike to far better than 1%)
-expect watch-calibrated-wall "$(printf '%s %s\n' "$(watch_line watch3 solve | awk '{ print $3 }')" \
-	"$(watch_line watch3-raw solve | awk '{ print $3 }')" |
+expect watch-calibrated-wall "$(printf '%s %s\n' "$(watch_line watch3 solve | awk '{ print $3 * ($4 == "us" ? 1000 : 1) }')" \
+	"$(watch_line watch3-raw solve | awk '{ print $3 * ($4 == "us" ? 1000 : 1) }')" |
 	awk '{ r = $1 / $2; print (r > 0.93 && r < 0.97) ? "0.95" : r }')" 0.95
 
 # One rule: without multiplexing, what the watch says an interval added
@@ -613,13 +629,45 @@ if wait_for "$tmp/watch4" "^# per interval"; then
 fi
 kill $P $W 2>/dev/null
 wait $W 2>/dev/null
-col=4 # (the line's fields: region calls wall instructions cycles ...)
+col=5 # (the line's fields: region calls wall unit instructions cycles ...)
 for ev in instructions cycles; do
-	expect "watch-is-the-table-change: $ev" "$(watch_line watch4 solve | awk -v c=$col '{ print $c }')" \
+	expect "watch-is-the-table-change: $ev" "$(watch_line watch4 solve | awk -v c=$col '{ print $c }' | tr -d ,)" \
 		"+$(($(field "$tmp/l4-after.csv" solve "${ev}_incl") - $(field "$tmp/l4-before.csv" solve "${ev}_incl")))"
 	col=$((col + 1))
 done
-expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $4 }')" "+980"
+expect watch-is-the-table-change-value "$(watch_line watch4 solve | awk '{ print $5 }')" "+980"
+
+# --watch as perf stat -I: times on the process's own clock (it ran 100 s
+# before the shim began, so every line is past 100 s, whenever the watch
+# began), and per interval each event's total: its count in the interval
+# and the running total (thread 1 ended with 4,000,000 instructions
+# counted half its time: 8,000,000 estimated; the append has running
+# thread 0 publish 1,000 more). In a tree the inclusive values follow the
+# one rule: late (500) ran inside solve, still open, which grows by its
+# own 1,000 and late's 500, as the table's incl does.
+sleep 600 &
+P=$!
+gen live5.pmc --pid $P --tree 2 --before-wall 100000
+(cd "$IN" && "$R" --format csv live5.pmc) >"$tmp/l5-before.csv"
+watch_bg watch5 live5.pmc
+if wait_for "$tmp/watch5" "^# per interval"; then
+	"$GEN" --append "$IN/live5.pmc"
+	wait_for "$tmp/watch5" "^ *[0-9.]*  late "
+	wait_for "$tmp/watch5" "8,001,000"
+	(cd "$IN" && "$R" --format csv live5.pmc) >"$tmp/l5-after.csv"
+	kill $P
+	wait $P 2>/dev/null
+	wait_for "$tmp/watch5" "^exit "
+fi
+kill $P $W 2>/dev/null
+wait $W 2>/dev/null
+expect watch-process-clock "$(awk '$1 ~ /^[0-9.]+$/ && $1 < 100 { n++ } $1 ~ /^[0-9.]+$/ { all++ } END { print (all > 0), n + 0 }' "$tmp/watch5")" "1 0"
+expect watch-totals "$(grep -c '^ *[0-9.]*  \[total\] *instructions  *+1,000\*  *8,001,000\*$' "$tmp/watch5")" 1
+# (summed over lines: a read in the middle of the append sees part of it)
+solve5=$(watch_line watch5 solve | tr -d ,+ | awk '{ s += $5 } END { print s }')
+expect watch-tree-incl "$solve5" \
+	"$(($(field "$tmp/l5-after.csv" solve instructions_incl) - $(field "$tmp/l5-before.csv" solve instructions_incl)))"
+expect watch-tree-incl-value "$solve5" 1500
 
 # A file that shrinks while it is read (tests/reader/shrinker.so cuts it at
 # a known point): a live one snapshotted from its mapping (which faults),
@@ -682,6 +730,16 @@ elif [ -x "$APP" ]; then
 	"$R" --format folded-stacks "$tmp/stackapp.pmc" >"$tmp/out" 2>&1
 	if grep -q "^$want" "$tmp/out"; then ok stacks-function-and-line
 	else fail stacks-function-and-line "want: $want" "got: $(cat "$tmp/out")"; fi
+
+	# Cut at the recorded depth (1: the call site and one caller), the
+	# stack would start at a false root: it starts at [truncated]. At
+	# depth 2 it reaches main, whole, and has none.
+	PMCSHIM_OUTPUT="$tmp/stackapp-cut.pmc" PMCSHIM_STACK_DEPTH=1 \
+	PMCSHIM_EVENTS=task-clock PMCSHIM_QUIET=1 LD_PRELOAD="$SHIM" "$APP"
+	want="\[truncated\];middle ([^)]*stackapp.c:$(line MIDDLE));leaf ([^)]*stackapp.c:$(line LEAF));leaf [0-9][0-9]*\$"
+	"$R" --format folded-stacks "$tmp/stackapp-cut.pmc" >"$tmp/out" 2>&1
+	if grep -q "^$want" "$tmp/out" && ! "$R" --format folded-stacks "$tmp/stackapp.pmc" | grep -q truncated
+	then ok stacks-cut-marked; else fail stacks-cut-marked "want: $want" "got: $(cat "$tmp/out")"; fi
 
 	"$R" --stacks "$tmp/stackapp.pmc" >"$tmp/out" 2>&1
 	if grep -q "^      leaf ([^)]*stackapp.c:$(line LEAF))\$" "$tmp/out" &&

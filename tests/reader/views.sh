@@ -137,6 +137,6 @@ if wait_for "$tmp/watch3" "^# per interval"; then
 fi
 kill $P $W 2>/dev/null
 wait $P $W 2>/dev/null
-if grep -q "^ *$num  late *+5 " "$tmp/watch3" && [ "$(grep -c "^ *$num  " "$tmp/watch3")" = 1 ] &&
+if grep -q "^ *$num  late *+5 " "$tmp/watch3" && [ "$(grep "^ *$num  " "$tmp/watch3" | grep -vc '\[total\]')" = 1 ] &&
    [ "$(tail -1 "$tmp/watch3")" = "exit 0" ]
 then ok watch-region; else fail watch-region "$(cat "$tmp/watch3")"; fi

@@ -22,9 +22,13 @@ bool note_calibration(FILE *out, const struct report *r)
 	fprintf(out, "#   calibrated: the markers' own cost taken out, per call");
 	if (r->ns_per_tick > 0)
 		fprintf(out, " wall %s", fmt_num(b, rep_ns(r, t->calib_in[0]), H_TIME));
+	/* each with its unit: a time event's in time, a count's in its event */
 	for (size_t e = 0; e < r->nev; e++)
-		if (t->slot[e])
-			fprintf(out, ", %s %" PRIu64, r->ev[e].name, t->calib_in[t->slot[e]]);
+		if (t->slot[e] && event_is_time(r->ev[e].name))
+			fprintf(out, ", %s %s", r->ev[e].name,
+				fmt_num(b, t->calib_in[t->slot[e]], H_TIME));
+		else if (t->slot[e])
+			fprintf(out, ", %" PRIu64 " %s", t->calib_in[t->slot[e]], r->ev[e].name);
 	if (t->has_fn_calib && r->ns_per_tick > 0)
 		fprintf(out, "; the function hooks' wall %s",
 			fmt_num(b, rep_ns(r, t->calib_fn_in[0]), H_TIME));

@@ -24,7 +24,7 @@ static bool stack_above(const struct report *r, const struct rep_thread *t, size
 /* Each row's OUTER_* bits, in one walk down the tree (children linked
  * from their parents: rows come parents first) counting the rows of each
  * region open above: no walk up the parents but for a recursive row. */
-static uint8_t *outer_bits(const struct report *r, const struct rep_thread *t)
+uint8_t *incl_outer(const struct report *r, const struct rep_thread *t)
 {
 	size_t n = t->nrows;
 	uint32_t *child = xmalloc((n + 1) * sizeof(*child)), *next = xmalloc((n + 1) * sizeof(*next));
@@ -62,14 +62,13 @@ static uint8_t *outer_bits(const struct report *r, const struct rep_thread *t)
 	return bits;
 }
 
-/* Rows are in file order, a parent before its children: a reverse sweep
- * adds each subtree's exclusive values up. A row without a value (an event
- * never counted in it) adds nothing; a row whose subtree lacks one keeps
- * at least its own incl. */
-static void derive_thread(const struct model *m, struct mthread *mt)
+/* (report_incl.h) Rows are in file order, a parent before its children:
+ * a reverse sweep adds each subtree's exclusive values up. A row without
+ * a value (an event never counted in it) adds nothing; a row whose
+ * subtree lacks one keeps at least its own incl. */
+uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg)
 {
-	const struct rep_thread *t = mt->t;
-	size_t nv = 1 + m->nev, n = t->nrows;
+	size_t n = t->nrows;
 	uint64_t *sub = xcalloc(n * nv + 1, sizeof(*sub));
 	uint8_t *gap = xcalloc(n * nv + 1, 1);
 
@@ -77,15 +76,14 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 		uint32_t p = t->parent[j];
 
 		for (size_t v = 0; v < nv; v++) {
-			struct rowval rv = model_row_own(m, mt, j, (int)v - 1);
-			uint64_t *x = &sub[j * nv + v];
+			uint64_t *x = &sub[j * nv + v], excl, incl;
 
-			if (!rv.present) {
+			if (!own(arg, j, v, &excl, &incl)) {
 				gap[j * nv + v] = 1;
 			} else {
-				*x = sat_add64(*x, rv.st.excl);
-				if (gap[j * nv + v] && *x < rv.st.incl)
-					*x = rv.st.incl;
+				*x = sat_add64(*x, excl);
+				if (gap[j * nv + v] && *x < incl)
+					*x = incl;
 			}
 			if (p != NO_PARENT) {
 				sub[p * nv + v] = sat_add64(sub[p * nv + v], *x);
@@ -94,8 +92,30 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 		}
 	}
 	free(gap);
-	mt->outer = outer_bits(m->files[mt->file], t);
-	mt->incl = sub;
+	return sub;
+}
+
+struct model_own {
+	const struct model *m;
+	const struct mthread *mt;
+};
+
+/* A model row's own value v (0: wall, 1 + e: event e), as the tables read it. */
+static bool model_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl)
+{
+	const struct model_own *a = arg;
+	struct rowval rv = model_row_own(a->m, a->mt, j, (int)v - 1);
+
+	*excl = rv.st.excl, *incl = rv.st.incl;
+	return rv.present;
+}
+
+static void derive_thread(const struct model *m, struct mthread *mt)
+{
+	struct model_own a = { m, mt };
+
+	mt->incl = incl_sweep(mt->t, 1 + m->nev, model_own, &a);
+	mt->outer = incl_outer(m->files[mt->file], mt->t);
 }
 
 void incl_derive(struct model *m)

@@ -20,10 +20,14 @@
 #ifndef PMCSHIM_REPORT_INCL_H
 #define PMCSHIM_REPORT_INCL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct model;
 struct mthread;
+struct report;
+struct rep_thread;
 
 /* Which outermost test a row's inclusive value passes (incl_outer). */
 enum {
@@ -35,6 +39,15 @@ enum {
 /* Fills each model thread's derived values (mthread.incl, .outer) where
  * its file holds a tree. */
 void incl_derive(struct model *m);
+
+/* The rule on any values of a thread's rows (the whole run's, or what an
+ * interval of --watch added): own gives row j's value v (its excl, and
+ * its incl as the site holds it; false: no value); the result is each
+ * row's derived incl, [j * nv + v] (free it). */
+typedef bool (*incl_own_fn)(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl);
+uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg);
+/* Each row's OUTER_* bits (free them). */
+uint8_t *incl_outer(const struct report *r, const struct rep_thread *t);
 void incl_free(struct model *m);
 
 #endif

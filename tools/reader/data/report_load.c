@@ -498,13 +498,13 @@ const struct rep_frame *rep_frames(const struct report *cr)
 /* ---- threads ------------------------------------------------------------- */
 
 static struct rep_total total_of(const struct rf_thread *t, const struct rep_thread *o,
-				 size_t e)
+				 size_t e, bool killed)
 {
 	struct rep_total x = { .status = "unavailable" };
 
 	if (!o->slot[e] && !(o->thread_mask >> e & 1))
 		return x;
-	if (!o->has_totals && o->has_live && o->slot[e]) {	/* killed: as of its last publish */
+	if (!o->has_totals && o->has_live && killed && o->slot[e]) {	/* as of its last publish */
 		x.value = o->live[o->slot[e] - 1], x.has_value = true;
 		x.status = "last update";
 		return x;
@@ -582,7 +582,7 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	o->setup = t->lazy ? "lazy" : "start";
 	o->name = FIELD(r, t->name), o->lost_reason = FIELD(r, t->lost_reason);
 	o->has_totals = state != RF_T_RUNNING && t->total_status != RF_TOTAL_NONE;
-	if (state == RF_T_RUNNING && r->state == RF_RUNNING && !r->live && !r->unsure)
+	if (state == RF_T_RUNNING)	/* (--watch reads them while it runs) */
 		live_totals(t, o);
 	o->has_cpu = state != RF_T_RUNNING && t->cpu_ns != UINT64_MAX;
 	o->has_begin = t->r.size >= RF_THREAD_SIZE_V1 && t->begin_cpu_ns != UINT64_MAX &&
@@ -612,7 +612,7 @@ static bool load_thread(struct ld *L, const struct rf_thread *t, struct rep_thre
 	}
 	o->totals = xcalloc(r->nev, sizeof(*o->totals));
 	for (size_t e = 0; e < r->nev; e++)
-		o->totals[e] = total_of(t, o, e);
+		o->totals[e] = total_of(t, o, e, r->state == RF_RUNNING && !r->live && !r->unsure);
 	return true;
 }
 

@@ -42,9 +42,10 @@ struct rep_thread {
 	 * has_end_faults: the thread stored its own at its end */
 	bool has_faults, has_end_faults;
 	uint64_t begin_faults, end_faults;
-	/* its process ended without a word: the running counts it published
-	 * last (rf_thread.live, by position among open events), at live_ticks;
-	 * its totals then say "last update" */
+	/* a running thread: the running counts it published last
+	 * (rf_thread.live, by position among open events), at live_ticks,
+	 * the shim's calibration not taken out; where its process ended
+	 * without a word, its totals are these and say "last update" */
 	bool has_live;
 	uint64_t live[RF_EVENTS_MAX], live_ticks;
 	const char *name, *state, *setup, *lost_reason;

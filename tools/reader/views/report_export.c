@@ -236,7 +236,8 @@ static void export_row(FILE *out, const struct report *r, const struct rep_threa
 }
 
 /* One path's own cost (in, child: per value slot) as a JSON object:
- * what each call and each child call had taken out (wall time in ns). */
+ * what each call and each child call had taken out (wall time in ns, each
+ * event with its unit). */
 static void export_costs(FILE *out, const struct report *r, const struct rep_thread *t,
 			 const uint64_t *in, const uint64_t *child)
 {
@@ -255,7 +256,9 @@ static void export_costs(FILE *out, const struct report *r, const struct rep_thr
 		put_u64(out, in[t->slot[e]]);
 		fputs(", \"per_child\": ", out);
 		put_u64(out, child[t->slot[e]]);
-		fputs("}", out);
+		/* (a time event counts ns; any other, its own events) */
+		fputs(event_is_time(r->ev[e].name) ? ", \"unit\": \"ns\"}" : ", \"unit\": \"count\"}",
+		      out);
 	}
 	fputs("]}", out);
 }

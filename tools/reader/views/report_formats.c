@@ -501,6 +501,36 @@ static void add_line(struct lines *L, const struct sbuf *b, uint64_t w)
 	L->order[L->n++] = l;
 }
 
+/* Frame text that begins with a function a stack starts from: a
+ * program's or a thread's entry. */
+static bool root_frame(const char *f)
+{
+	static const char *const root[] = { "main", "_start", "__libc_start_main",
+					    "__libc_start_call_main", "start_thread", "clone",
+					    "__clone", "clone3", "__clone3", "thread_start" };
+	size_t n = strcspn(f, " +(");
+
+	for (size_t i = 0; i < sizeof(root) / sizeof(root[0]); i++)
+		if (strlen(root[i]) == n && !strncmp(f, root[i], n))
+			return true;
+	return false;
+}
+
+/* A stack cut at the recorded depth: the walk took all it was let take
+ * (the call site and stack_depth callers; the file does not say whether
+ * it had reached the stack's end), and its outermost frame is no entry
+ * of a program or thread. Drawn from its root, it would be a false root:
+ * it is drawn under a [truncated] frame. */
+static bool stack_cut(struct model *m, uint32_t stack)
+{
+	const struct gstack *g = &m->stacks[stack];
+	const struct report *r = m->files[g->file];
+	size_t n = model_stack_depth(m, stack);
+
+	return r->stack_depth && r->stacks[g->local].n >= (size_t)r->stack_depth + 1 && n &&
+	       !root_frame(model_frame(m, stack, n - 1));
+}
+
 static void folded_table(struct model *m, const struct gtable *t, struct lines *L,
 			 struct sbuf *b)
 {
@@ -514,6 +544,8 @@ static void folded_table(struct model *m, const struct gtable *t, struct lines *
 			b->n = 0;
 			sb_add(b, "", 0);
 			folded_prefix(b, m, t);
+			if (stack_cut(m, s->key.stack))
+				sb_add(b, "[truncated];", 12);
 			sb_frames(b, m, s->key.stack, true);
 			if (model_stack_depth(m, s->key.stack))
 				sb_add(b, ";", 1);

@@ -10,6 +10,7 @@
 #include "reader/cells/report_cells.h"
 #include "reader/cells/report_escape.h"
 #include "reader/cells/report_labels.h"
+#include "reader/data/report_incl.h"
 #include "report_render.h"
 
 const char *rank_text(char *b, const struct report *r)
@@ -53,17 +54,14 @@ struct ranks {
 static void add_row(const struct model *m, struct ranks *rk, const struct mthread *t, size_t j,
 		    size_t k)
 {
-	const struct report *r = m->files[t->file];
-	int e = m->weight < 0 ? -1 : m->evmap[t->file * m->nev + (size_t)m->weight];
-	const struct rf_site *s = rep_site(r, t->t, j);
+	const struct rf_site *s = rep_site(m->files[t->file], t->t, j);
 	uint32_t g = mthread_region(m, t, s);
-	struct rowval v;
+	/* the region's inclusive value by the views' one rule (report_incl.h):
+	 * derived from the tree, a recursive re-entry counted once */
+	struct rowval v = model_row_value(m, t, j, m->weight, OUTER_REGION);
 	struct cell *c = &rk->c[g * rk->n + k];
 
 	c->calls += s->calls;
-	if (m->weight >= 0 && e < 0)
-		return;
-	v = site_value(r, t->t, s, e);
 	if (!v.present)
 		return;
 	c->incl += v.st.incl, c->have = true;
