@@ -71,6 +71,7 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 	const struct rep_thread *t = mt->t;
 	size_t nv = 1 + m->nev, n = t->nrows;
 	uint64_t *sub = xcalloc(n * nv + 1, sizeof(*sub));
+	uint64_t *taken = xcalloc(n * nv + 1, sizeof(*taken));
 	uint8_t *gap = xcalloc(n * nv + 1, 1);
 
 	for (size_t j = n; j-- > 0;) {
@@ -84,11 +85,13 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 				gap[j * nv + v] = 1;
 			} else {
 				*x = sat_add64(*x, rv.st.excl);
+				taken[j * nv + v] = sat_add64(taken[j * nv + v], rv.taken);
 				if (gap[j * nv + v] && *x < rv.st.incl)
 					*x = rv.st.incl;
 			}
 			if (p != NO_PARENT) {
 				sub[p * nv + v] = sat_add64(sub[p * nv + v], *x);
+				taken[p * nv + v] = sat_add64(taken[p * nv + v], taken[j * nv + v]);
 				gap[p * nv + v] |= gap[j * nv + v];
 			}
 		}
@@ -96,6 +99,7 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 	free(gap);
 	mt->outer = outer_bits(m->files[mt->file], t);
 	mt->incl = sub;
+	mt->taken = taken;
 }
 
 void incl_derive(struct model *m)
@@ -108,5 +112,5 @@ void incl_derive(struct model *m)
 void incl_free(struct model *m)
 {
 	for (size_t i = 0; m->threads && i < m->nthreads; i++)
-		free(m->threads[i].incl), free(m->threads[i].outer);
+		free(m->threads[i].incl), free(m->threads[i].outer), free(m->threads[i].taken);
 }

@@ -245,6 +245,10 @@
 			e.share = total ? e.excl / total : NaN;
 			e.ipc = e.cyc ? e.ins / e.cyc : NaN;
 			e.mean = v >= 0 && e.calls ? e.incl / e.calls : NaN;
+			// the reader's rule (sum_min, sum_max): the mean bounds min
+			// and max (a recursive region's mean counts its incl once)
+			if (!Number.isNaN(e.mean) && !Number.isNaN(e.min))
+				e.min = Math.min(e.min, Math.floor(e.mean)), e.max = Math.max(e.max, Math.ceil(e.mean));
 		}
 		return all;
 	}
