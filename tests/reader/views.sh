@@ -107,10 +107,10 @@ if command -v node >/dev/null 2>&1; then
 	page=$(node -e '
 		const html = require("fs").readFileSync(process.argv[1], "utf8");
 		const m = html.match(/<script id="pmcshim-data" type="application\/json">([^<]*)</);
-		const D = JSON.parse(m[1]), NV = D.values.length, S = 3 + 4 * NV, w = D.weight;
+		const D = JSON.parse(m[1]), NV = D.values.length, S = 3 + 2 * NV + 2 * D.minmax.length, w = D.weight;
 		let sum = 0;
 		for (const f of D.files) for (const t of f.threads)
-			for (let o = 0; o < t.rows.length; o += S) sum += t.rows[o + 4 + 4 * w] || 0;
+			for (let o = 0; o < t.rows.length; o += S) sum += t.rows[o + 4 + 2 * w] || 0;
 		console.log(sum);' "$tmp/page.html")
 	expect html-region "$page $(cd "$IN" && "$R" --format folded --region '^render$' tree.pmc |
 				    awk '{ s += $NF } END { print s }')" "15150 15150"
