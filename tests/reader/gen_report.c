@@ -51,6 +51,8 @@
  *                    each thread, its k-th site is a child of its
  *                    ((k - 1) / F)-th (a tree of fan-out F), the first
  *                    outermost
+ *   --one-call-roots  with --tree: each thread's outermost site ran once,
+ *                    its min and max its incl (a main around many calls)
  *   --event-names LIST  the events' names (comma separated, at most 8): as
  *                    many events, the last unavailable as always
  *   --rank R --size N  an MPI rank: R of N, initialized and finalized
@@ -100,6 +102,7 @@ struct gen {
 	long undone;			/* site left not done, -1: none */
 	unsigned id, first_region;
 	int partial, dropped, huge, no_boot_id, odd_names, calibrated, multiplexed, region_cov;
+	int one_call_roots;
 	int samples;			/* --samples: thread 0's sampled stacks */
 	int sample_values;		/* --sample-values: and their counts */
 	long truncate;			/* -1: none */
@@ -468,6 +471,21 @@ static void tree_incl(struct gen *g)
 	}
 }
 
+/* --one-call-roots: one call measured as a whole, as the shim records a
+ * single call (its children's markers inside its incl, min and max). */
+static void one_call_roots(struct gen *g)
+{
+	for (unsigned j = 0; j < g->rows; j++) {
+		struct rf_site *s = AT(g, g->site_off[j]);
+
+		if (s->parent)
+			continue;
+		s->calls = 1;
+		for (uint32_t i = 0; i < s->nvalues; i++)
+			s->v[i].min = s->v[i].max = s->v[i].incl;
+	}
+}
+
 static void sites(struct gen *g)
 {
 	g->first_site = g->len;
@@ -504,6 +522,8 @@ static void sites(struct gen *g)
 	}
 	if (g->tree)
 		tree_incl(g);
+	if (g->tree && g->one_call_roots)
+		one_call_roots(g);
 }
 
 static void errors(struct gen *g)
@@ -862,6 +882,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--dropped")) g.dropped = 1;
 		else if (!strcmp(a, "--huge")) g.huge = 1;
 		else if (!strcmp(a, "--calibrated")) g.calibrated = 1;
+		else if (!strcmp(a, "--one-call-roots")) g.one_call_roots = 1;
 		else if (!strcmp(a, "--multiplexed")) g.multiplexed = 1;
 		else if (!strcmp(a, "--region-coverage")) g.region_cov = 1;
 		else if (!strcmp(a, "--no-boot-id")) g.no_boot_id = 1;

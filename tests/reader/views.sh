@@ -48,6 +48,23 @@ stacks_add_up() {
 	else ok "$1"; fi
 }
 
+# mean_between NAME FILE ARGS...: every row of `--format csv ARGS FILE` has,
+# for each value, min <= mean <= max (min and max corrected as the mean is).
+mean_between() {
+	name=$1 file=$2
+	shift 2
+	"$R" --format csv "$@" "$file" >"$tmp/mm.csv" 2>"$tmp/err"
+	bad=$(awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /_mean(_ns)?$/) mean[i] = 1; next }
+		{ for (i in mean) if ($i != "" && ($(i + 1) + 0 > $i + 0 || $(i + 2) + 0 < $i + 0))
+			print $1 ": mean " $i ", min " $(i + 1) ", max " $(i + 2) }' "$tmp/mm.csv" 2>&1)
+	if [ -s "$tmp/err" ] || [ -n "$bad" ] || [ "$(wc -l <"$tmp/mm.csv")" -lt 2 ]; then
+		fail "$name" "$bad" "$(cat "$tmp/err")"
+	else
+		ok "$name"
+	fi
+}
+
 JAPP=$B/tests/reader/jumpapp
 if [ ! -x "$JAPP" ] || [ ! -x "$TAPP" ] || [ ! -f "$SHIM" ]; then
 	fail views-shim "build $JAPP, $TAPP and $SHIM first"
@@ -59,6 +76,8 @@ else
 		adds_up "tree-adds-up-$f" "$tmp/$f.pmc" --event wall
 		adds_up "tree-adds-up-$f-task-clock" "$tmp/$f.pmc" --event task-clock
 		stacks_add_up "stacks-incl-not-below-excl-$f" "$tmp/$f.pmc"
+		mean_between "min-mean-max-$f" "$tmp/$f.pmc"
+		mean_between "min-mean-max-$f-threads-stacks" "$tmp/$f.pmc" --threads --stacks
 	done
 	# The table's rec: its inner levels add to calls and excl, not to incl.
 	"$R" --format csv --event wall "$tmp/treeapp.pmc" >"$tmp/t.csv"
@@ -70,6 +89,12 @@ fi
 gen treecal.pmc --rows 24 --threads 2 --tree 2 --calibrated
 golden tree-calibrated --tree treecal.pmc
 adds_up tree-adds-up-calibrated "$IN/treecal.pmc"
+# A main of one call around many (its children's markers in its measured
+# min and max): min and max corrected as its mean is, so all three agree.
+gen onecall.pmc --rows 8 --regions 8 --stacks 1 --threads 1 --tree 2 --calibrated --one-call-roots
+golden csv-one-call-root --format csv onecall.pmc
+mean_between min-mean-max-one-call-root "$IN/onecall.pmc" --threads
+mean_between min-mean-max-one-call-root-raw "$IN/onecall.pmc" --raw
 
 # ---- every view honours --region, or refuses an option with the reason --------
 golden tree-region --tree --region '^render$' tree.pmc
@@ -82,10 +107,10 @@ if command -v node >/dev/null 2>&1; then
 	page=$(node -e '
 		const html = require("fs").readFileSync(process.argv[1], "utf8");
 		const m = html.match(/<script id="pmcshim-data" type="application\/json">([^<]*)</);
-		const D = JSON.parse(m[1]), NV = D.values.length, S = 3 + 4 * NV, w = D.weight;
+		const D = JSON.parse(m[1]), NV = D.values.length, S = 3 + 2 * NV + 2 * D.minmax.length, w = D.weight;
 		let sum = 0;
 		for (const f of D.files) for (const t of f.threads)
-			for (let o = 0; o < t.rows.length; o += S) sum += t.rows[o + 4 + 4 * w] || 0;
+			for (let o = 0; o < t.rows.length; o += S) sum += t.rows[o + 4 + 2 * w] || 0;
 		console.log(sum);' "$tmp/page.html")
 	expect html-region "$page $(cd "$IN" && "$R" --format folded --region '^render$' tree.pmc |
 				    awk '{ s += $NF } END { print s }')" "15150 15150"

@@ -110,11 +110,23 @@ static bool model_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *i
 	return rv.present;
 }
 
+/* What calibration took out of that row's value (rowval.taken): summed
+ * over a subtree by the same sweep, it is what the subtree's incl lost. */
+static bool model_taken(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl)
+{
+	const struct model_own *a = arg;
+	struct rowval rv = model_row_own(a->m, a->mt, j, (int)v - 1);
+
+	*excl = rv.taken, *incl = 0;
+	return rv.present;
+}
+
 static void derive_thread(const struct model *m, struct mthread *mt)
 {
 	struct model_own a = { m, mt };
 
 	mt->incl = incl_sweep(mt->t, 1 + m->nev, model_own, &a);
+	mt->taken = incl_sweep(mt->t, 1 + m->nev, model_taken, &a);
 	mt->outer = incl_outer(m->files[mt->file], mt->t);
 }
 
@@ -128,5 +140,5 @@ void incl_derive(struct model *m)
 void incl_free(struct model *m)
 {
 	for (size_t i = 0; m->threads && i < m->nthreads; i++)
-		free(m->threads[i].incl), free(m->threads[i].outer);
+		free(m->threads[i].incl), free(m->threads[i].outer), free(m->threads[i].taken);
 }

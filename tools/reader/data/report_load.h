@@ -412,6 +412,22 @@ static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 	return true;
 }
 
+/* Event e's value in a site as measured, the markers' own cost left in,
+ * but for a value counted only part of the time scaled as rep_shown
+ * scales it (cover: rep_shown's); wall time in ns. What calibration took
+ * out of a shown value is this one less the shown one (rowval.taken). */
+static inline struct rep_stat rep_measured(const struct report *r, const struct rep_thread *t,
+					   const struct rf_site *s, int e, enum rep_cover cover)
+{
+	uint32_t slot = e < 0 ? 0 : t->slot[e];
+	struct rf_stat v = cover == REP_PART && !r->raw ? rep_scaled(t, s, slot) : s->v[slot];
+
+	if (e >= 0)
+		return rep_stat_of(&v);
+	return (struct rep_stat){ rep_ns(r, v.incl), rep_ns(r, v.excl), rep_ns(r, v.min),
+				  rep_ns(r, v.max) };
+}
+
 /* Event e's value in a site as the tables show it: rep_value, but for a
  * value counted only part of the time the estimate (unless the report is
  * shown raw); *cover says which. False also for a value never counted

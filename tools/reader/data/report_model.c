@@ -273,8 +273,14 @@ struct rowval site_value(const struct report *r, const struct rep_thread *t,
 	struct rowval rv = { .cover = REP_FULL };
 
 	rv.present = rep_shown(r, t, s, e, &rv.st, &rv.cover);
-	if (!rv.present)
+	if (!rv.present) {
 		rv.st = (struct rep_stat){ 0 };
+	} else {
+		struct rep_stat raw = rep_measured(r, t, s, e, rv.cover);
+
+		rv.taken = rep_minus(raw.excl, rv.st.excl);
+		rv.mmin = raw.min, rv.mmax = raw.max;
+	}
 	if (e >= 0 && t->slot[e] && t->coverage)
 		rv.enabled = s->v[t->slot[e]].enabled, rv.running = s->v[t->slot[e]].running;
 	return rv;
@@ -291,19 +297,42 @@ struct rowval model_row_own(const struct model *m, const struct mthread *t, size
 	return site_value(r, t->t, rep_site(r, t->t, j), k);
 }
 
+static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
+{
+	return rep_site(m->files[t->file], t->t, j)->calls;
+}
+
+/* A row's min and max where its incl is made from the tree: its calls'
+ * min and max as measured, each less the markers' cost taken out of the
+ * subtree per call on average (taken / calls: the cost of one call's
+ * markers and of the child markers inside it; which call had how many
+ * children is not recorded), so they are corrected as the mean is, and
+ * min <= mean <= max as measured gives the same order here. Rounding to
+ * ns and a multiplexed subtree scaled row by row can leave them a unit
+ * across the mean (incl / calls): the mean bounds them. */
+static void minmax_from_tree(struct rowval *rv, uint64_t incl, uint64_t taken, uint64_t calls)
+{
+	uint64_t per = taken / calls, lo = incl / calls, hi = lo + (incl % calls != 0);
+
+	rv->st.min = rep_minus(rv->mmin, per);
+	rv->st.max = rep_minus(rv->mmax, per);
+	rv->st.min = rv->st.min < lo ? rv->st.min : lo;
+	rv->st.max = rv->st.max > hi ? rv->st.max : hi;
+}
+
 struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
 			      int e, unsigned outer)
 {
 	struct rowval rv = model_row_own(m, t, j, e);
+	size_t x = j * (1 + m->nev) + (size_t)(1 + e);
+	uint64_t calls = row_calls(m, t, j);
 
-	if (t->incl && rv.present)
-		rv.st.incl = t->outer[j] & outer ? t->incl[j * (1 + m->nev) + (size_t)(1 + e)] : 0;
+	if (!t->incl || !rv.present)
+		return rv;
+	rv.st.incl = t->outer[j] & outer ? t->incl[x] : 0;
+	if (calls && rv.mmin != UINT64_MAX)
+		minmax_from_tree(&rv, t->incl[x], t->taken[x], calls);
 	return rv;
-}
-
-static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t j)
-{
-	return rep_site(m->files[t->file], t->t, j)->calls;
 }
 
 /* The denominator of share: every region of the process, not only those
@@ -694,8 +723,8 @@ static void set_sort_key(const struct model *m, struct group *g)
 	case S_INCL: case S_SOURCE: v = (double)w->incl; break;
 	case S_EXCL: case S_SHARE: v = (double)w->excl; break;
 	case S_MEAN: ok = sum_mean(w, &v); break;
-	case S_MIN: v = (double)w->min; break;
-	case S_MAX: v = (double)w->max; break;
+	case S_MIN: v = (double)sum_min(w); break;
+	case S_MAX: v = (double)sum_max(w); break;
 	case S_CALLS: v = (double)g->calls, ok = true; break;
 	case S_IPC: ok = group_ipc(m, g, &v); break;
 	case S_WALL: v = (double)g->s[0].incl, ok = true; break;

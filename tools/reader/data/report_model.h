@@ -66,6 +66,10 @@ struct rowval {
 	bool present;
 	enum rep_cover cover;
 	uint64_t enabled, running;	/* 0 where the thread keeps no times */
+	/* as measured (rep_measured): what calibration took out of excl, and
+	 * the calls' min and max with nothing taken out (model_row_value
+	 * corrects them where the incl is made from the tree) */
+	uint64_t taken, mmin, mmax;
 };
 
 /* Value e of site s of thread t (-1: wall time, else the file's event e):
@@ -121,6 +125,9 @@ struct mthread {
 	 * derived inclusive ([row * (1 + nev) + 1 + e]) and its OUTER_* bits */
 	uint64_t *incl;
 	uint8_t *outer;
+	/* per row and value as incl: the markers' cost calibration took out
+	 * of its subtree's excl values, all its calls' and their children's */
+	uint64_t *taken;
 };
 
 struct gmodule {
@@ -217,6 +224,10 @@ void model_set_parts(struct model *m, const uint32_t *part, size_t nparts);
 
 /* Derived values; false when not computable (n/a). */
 bool sum_mean(const struct sum *s, double *v);
+/* A sum's per-call min and max as every view shows them: never above
+ * and below its mean (docs/reading.md, "min, max"). */
+uint64_t sum_min(const struct sum *s);
+uint64_t sum_max(const struct sum *s);
 bool group_share(const struct model *m, const struct gtable *t, const struct group *g,
 		 double *v);
 bool group_ipc(const struct model *m, const struct group *g, double *v);

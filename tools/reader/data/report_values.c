@@ -2,6 +2,8 @@
  * IPC and coverage of groups and sums. */
 #include "report_model.h"
 
+#include <math.h>
+
 /* ---- derived values ----------------------------------------------------- */
 
 const char *model_weight_name(const struct model *m)
@@ -30,6 +32,24 @@ bool sum_mean(const struct sum *s, double *v)
 		return false;
 	*v = (double)s->incl / (double)s->calls;
 	return true;
+}
+
+/* Where a sum's rows give a min above its mean or a max below it (a
+ * recursive region's mean counts its inclusive value once over all its
+ * calls; rounding; a multiplexed row scaled by its own coverage), the
+ * mean is the bound: min <= mean <= max in every view. */
+uint64_t sum_min(const struct sum *s)
+{
+	double v;
+
+	return s->have_mm && sum_mean(s, &v) && v < (double)s->min ? (uint64_t)v : s->min;
+}
+
+uint64_t sum_max(const struct sum *s)
+{
+	double v;
+
+	return s->have_mm && sum_mean(s, &v) && v > (double)s->max && v < 18e18 ? (uint64_t)ceil(v) : s->max;
 }
 
 bool group_share(const struct model *m, const struct gtable *t, const struct group *g,

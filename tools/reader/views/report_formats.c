@@ -142,7 +142,7 @@ static void csv_values(FILE *out, const struct model *m, const struct gtable *t,
 		if (sum_mean(s, &v))
 			fprintf(out, "%.10g", v);
 		if (s->have_mm) /* else no call has ended yet (a live row) */
-			fprintf(out, ",%" PRIu64 ",%" PRIu64, s->min, s->max);
+			fprintf(out, ",%" PRIu64 ",%" PRIu64, sum_min(s), sum_max(s));
 		else
 			fputs(",,", out);
 	}
@@ -232,9 +232,9 @@ static void json_stat(FILE *out, const struct sum *s)
 	ok = sum_mean(s, &mean); /* before mean is read: arguments are unordered */
 	json_double_or_null(out, ok, "%.10g", mean);
 	fputs(", \"min\": ", out);
-	json_u64_or_null(out, s->have_mm, s->min);
+	json_u64_or_null(out, s->have_mm, sum_min(s));
 	fputs(", \"max\": ", out);
-	json_u64_or_null(out, s->have_mm, s->max);
+	json_u64_or_null(out, s->have_mm, sum_max(s));
 	fprintf(out, "%s%s}", s->miss ? ", \"partial\": true" : "",
 		s->mux ? ", \"multiplexed\": true" : "");
 }

@@ -7,7 +7,8 @@
 'use strict';
 (function () {
 	const D = JSON.parse(document.getElementById('pmcshim-data').textContent);
-	const NV = D.values.length, STRIDE = 3 + 4 * NV, ROW_H = 18, TABLE_MAX = 500;
+	const NV = D.values.length, MM = D.minmax, STRIDE = 3 + 2 * NV + 2 * MM.length;
+	const ROW_H = 18, TABLE_MAX = 500;
 	const $ = (id) => document.getElementById(id);
 	const el = (tag, text) => {
 		const e = document.createElement(tag);
@@ -27,7 +28,8 @@
 
 	// Rows merged by path: node k has parent[k], region[k], and per value
 	// v the sums incl[k * NV + v], excl[k * NV + v] and its calls' least
-	// and most, min[k * NV + v], max[k * NV + v] (NaN: no value).
+	// and most, min[k * NV + v], max[k * NV + v] (NaN: no value; the page
+	// carries them for the values D.minmax names alone).
 	function build(view) {
 		const t = { parent: [-1], region: [-1], calls: [0], depth: [0], rec: [false],
 			    incl: [], excl: [], min: [], max: [], key: new Map() };
@@ -63,11 +65,12 @@
 				node[j] = k;
 				t.calls[k] += r[o + 2];
 				for (let v = 0; v < NV; v++) {
-					const x = o + 3 + 4 * v;
-					add(t.incl, k * NV + v, r[x], plus);
-					add(t.excl, k * NV + v, r[x + 1], plus);
-					add(t.min, k * NV + v, r[x + 2], Math.min);
-					add(t.max, k * NV + v, r[x + 3], Math.max);
+					add(t.incl, k * NV + v, r[o + 3 + 2 * v], plus);
+					add(t.excl, k * NV + v, r[o + 4 + 2 * v], plus);
+				}
+				for (let i = 0, x = o + 3 + 2 * NV; i < MM.length; i++, x += 2) {
+					add(t.min, k * NV + MM[i], r[x], Math.min);
+					add(t.max, k * NV + MM[i], r[x + 1], Math.max);
 				}
 			}
 		}));
@@ -245,6 +248,10 @@
 			e.share = total ? e.excl / total : NaN;
 			e.ipc = e.cyc ? e.ins / e.cyc : NaN;
 			e.mean = v >= 0 && e.calls ? e.incl / e.calls : NaN;
+			// the reader's rule (sum_min, sum_max): the mean bounds min
+			// and max (a recursive region's mean counts its incl once)
+			if (!Number.isNaN(e.mean) && !Number.isNaN(e.min))
+				e.min = Math.min(e.min, Math.floor(e.mean)), e.max = Math.max(e.max, Math.ceil(e.mean));
 		}
 		return all;
 	}
@@ -309,7 +316,9 @@
 		$('table-note').textContent = (all.length > TABLE_MAX ? 'the first ' + TABLE_MAX +
 			' of ' + all.length + ' regions' : all.length + ' regions') + '; ' +
 			(w < 0 ? 'weight calls: no mean, min or max' : 'incl, excl, mean, min, max: ' +
-			 D.values[w].name + '; mean, min, max: per call');
+			 D.values[w].name + '; mean, min, max: per call' + (MM.includes(w) ? '' :
+			 ' (the page carries min and max for ' + MM.map((x) => D.values[x].name).join(' and ') +
+			 ' only)'));
 	}
 
 	// Each region across the processes (ranks where all are MPI ranks):

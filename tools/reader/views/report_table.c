@@ -425,8 +425,8 @@ static void region_row(struct table *t, const struct model *m, const struct gtab
 		put_value(t, w, ok ? (uint64_t)(v + 0.5) : 0, wh, mk);
 	else
 		tbl_put(t, "n/a");
-	put_minmax(t, w, w->min, wh, mk);
-	put_minmax(t, w, w->max, wh, mk);
+	put_minmax(t, w, sum_min(w), wh, mk);
+	put_minmax(t, w, sum_max(w), wh, mk);
 	if (cols->ipc) {
 		ok = group_ipc(m, g, &v);
 		put_double(t, ok, "%.2f", v);
