@@ -76,8 +76,10 @@ ex_sampled() {
 	run 'pmcshim-report --functions --top 2 --format csv rd'
 }
 
-# shape: numbers masked, spaces collapsed, lines that runs print only
-# sometimes dropped, the set of lines
+# shape: numbers masked (and a diff's "-", no ratio where before was 0: a
+# count such as a region's page faults is 0 in one run, 1 in the next),
+# spaces collapsed, lines that runs print only sometimes dropped, the set
+# of lines
 #   "rows below the markers' own cost": only when some row is (timing)
 #   "above task-clock": only when CPU passes task-clock by over 1%
 #   "not taken:", "cut short": only when a sample was not taken, or its
@@ -85,7 +87,8 @@ ex_sampled() {
 sometimes="rows? below the markers' own cost|above task-clock|^not taken:|cut short"
 shape() {
 	sed -E -e 's/[-+]?[0-9]+([.,][0-9]+)*/#/g' -e 's/[[:space:]]+/ /g' -e 's/ $//' \
-		-e 's/# (k|M|G|ns|us|ms|s|KiB|MiB|x|%)\b/# u/g' "$1" |
+		-e 's/# ?(k|K|M|G|ns|us|ms|s|KiB|MiB|x|%)([^A-Za-z0-9]|$)/#\2/g' \
+		-e 's/(^| )-( |$)/\1#\2/g' -e 's/(^| )-( |$)/\1#\2/g' "$1" |
 		grep -Ev "$sometimes" | sort -u
 }
 
