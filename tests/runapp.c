@@ -100,6 +100,22 @@ json_t *runapp_load_json(const char *path)
 	return runapp_load_json_opts(path, "--raw");
 }
 
+/* The export's one file (files[0]), the document let go; NULL (and a
+ * line saying why) if the document is not the version this suite knows. */
+static json_t *runapp_first_file(json_t *doc)
+{
+	const char *format = json_string_value(json_object_get(doc, "format"));
+	json_t *f = NULL;
+
+	if (!format || strcmp(format, "pmcshim-report") != 0 ||
+	    json_integer_value(json_object_get(doc, "version")) != 3)
+		printf("    the reader's JSON export is not a pmcshim-report version 3 document\n");
+	else if (!(f = json_incref(json_array_get(json_object_get(doc, "files"), 0))))
+		printf("    the reader's JSON export has no files[0]\n");
+	json_decref(doc);
+	return f;
+}
+
 json_t *runapp_load_json_opts(const char *path, const char *opts)
 {
 	char cmd[3 * PATH_MAX];
@@ -120,7 +136,7 @@ json_t *runapp_load_json_opts(const char *path, const char *opts)
 		json_decref(j);
 		return NULL;
 	}
-	return j;
+	return runapp_first_file(j);
 }
 
 static void load_reports(struct run *r)

@@ -60,7 +60,7 @@ static void threads_exact_counts(const char **env)
 	      r.status, r.out, SHOW);
 	CHECK(r.nreports == 1, "%d reports", r.nreports);
 	rep = r.report[0];
-	CHECK(strcmp(str(rep, "format"), "pmcshim-report") == 0 && num(rep, "version") == 2, "format");
+	CHECK(strstr(str(rep, "file"), ".pmc") != NULL, "file %s", str(rep, "file"));
 	CHECK(json_array_size(json_object_get(rep, "threads")) == 9, "9 threads");
 	CHECK(rep_calls(rep, NULL, "work") == 80, "work %lld", rep_calls(rep, NULL, "work"));
 	CHECK(rep_calls(rep, NULL, "inner") == 240, "inner");

@@ -62,7 +62,7 @@ ex_formats() {
 	demo_runs || return 1
 	head -c 100 "$(ls r1/*.pmc | head -1)" >truncated.pmc
 	run 'pmcshim-report --format csv r1 | head -3' &&
-	run "pmcshim-report --format json r1 | jq -c '.threads[0].regions[0] | {region, calls, wall_ns}'" &&
+	run "pmcshim-report --format json r1 | jq -c '.files[0].threads[0].regions[0] | {region, calls, wall_ns}'" &&
 	run "pmcshim-report --format folded --region '^(factor|io)\$' r1" &&
 	run 'pmcshim-report r1 truncated.pmc; echo $?'
 }

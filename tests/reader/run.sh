@@ -200,10 +200,10 @@ if command -v jq >/dev/null 2>&1; then
 	(cd "$IN" && "$R" --format json "$C") >"$tmp/c.json"
 	for region in io setup parse; do
 		expect "coverage-export-matches: $region" \
-			"$(jq --arg r "$region" '[.threads[].regions[] | select(.region == $r) | .events[1].scaled_incl] | add' "$tmp/c.json")" \
+			"$(jq --arg r "$region" '[.files[0].threads[].regions[] | select(.region == $r) | .events[1].scaled_incl] | add' "$tmp/c.json")" \
 			"$(field "$tmp/c.csv" "$region" cycles_incl)"
 	done
-	expect coverage-export-never "$(jq -c '[.threads[0].regions[] | select(.region == "render") | .events[0] | has("scaled_incl")] | unique' "$tmp/c.json")" '[false]'
+	expect coverage-export-never "$(jq -c '[.files[0].threads[0].regions[] | select(.region == "render") | .events[0] | has("scaled_incl")] | unique' "$tmp/c.json")" '[false]'
 fi
 
 # ---- process states and damaged files ---------------------------------------
@@ -226,8 +226,8 @@ golden dropped dropped.pmc
 gen unknown-name.pmc --corrupt unknown-name
 golden unknown-name unknown-name.pmc
 golden unknown-name-json --format json unknown-name.pmc
-expect undone-rows "$(cd "$IN" && "$R" --format json undone.pmc | jq '[.threads[].regions[]] | length')" 39
-expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.threads[].regions[] | select(.partial)] | map(.region)')" '["solve"]'
+expect undone-rows "$(cd "$IN" && "$R" --format json undone.pmc | jq '[.files[0].threads[].regions[]] | length')" 39
+expect partial-json "$(cd "$IN" && "$R" --format json partial.pmc | jq -c '[.files[0].threads[].regions[] | select(.partial)] | map(.region)')" '["solve"]'
 # A tail past the end of a file whose records are whole: a file cut short
 # on disk at a record's end. Read like the sample, with a note and a
 # warning naming the bytes of records missing.
@@ -302,20 +302,23 @@ done
 if command -v jq >/dev/null 2>&1; then
 	(cd "$IN" && "$R" --format json "$S") >"$tmp/s.json"
 	for region in solve io setup parse render; do
-		want=$(jq -r --arg r "$region" '[.threads[].regions[] | select(.region == $r)] |
+		want=$(jq -r --arg r "$region" '[.files[0].threads[].regions[] | select(.region == $r)] |
 			"\(map(.calls) | add) \(map(.wall_ns.incl) | add) \(map(.events[0] | select(. != null) | .incl) | add) \(map(.events[1].excl) | add)"' "$tmp/s.json")
 		got="$(field "$tmp/s.csv" "$region" calls) $(field "$tmp/s.csv" "$region" wall_incl_ns) $(field "$tmp/s.csv" "$region" instructions_incl) $(field "$tmp/s.csv" "$region" cycles_excl)"
 		expect "sums-match-rows: $region" "$got" "$want"
 	done
-	expect json-ticks-to-ns "$(jq '.threads[0].regions[0].wall_ns.incl' "$tmp/s.json")" 1000
-	expect json-null-not-zero "$(jq -c '.threads[3].regions[0].events' "$tmp/s.json")" \
+	expect json-ticks-to-ns "$(jq '.files[0].threads[0].regions[0].wall_ns.incl' "$tmp/s.json")" 1000
+	expect json-null-not-zero "$(jq -c '.files[0].threads[3].regions[0].events' "$tmp/s.json")" \
 		'[null,{"incl":1200,"excl":900,"min":12,"max":240},null]'
-	expect json-totals "$(jq -c '[.threads[].totals[1].status]' "$tmp/s.json")" \
+	expect json-totals "$(jq -c '[.files[0].threads[].totals[1].status]' "$tmp/s.json")" \
 		'["counted","multiplexed","not counted","lost"]'
-	expect json-ended "$(cd "$IN" && "$R" --format json running.pmc | jq -c '[.process.state, .process.live, .process.end_ns, .threads[0].totals[0].status]')" \
+	expect json-ended "$(cd "$IN" && "$R" --format json running.pmc | jq -c '.files[0] | [.process.state, .process.live, .process.end_ns, .threads[0].totals[0].status]')" \
 		'["ended without exit",false,null,"none"]'
-	expect json-exec "$(cd "$IN" && "$R" --format json exec.pmc | jq -c '[.process.state, .process.exec_target]')" '["exec","/usr/bin/next"]'
-	expect json-two-files "$(cd "$IN" && "$R" --format json "$S" exec.pmc | jq -c 'map(.process.state)')" '["exited","exec"]'
+	expect json-exec "$(cd "$IN" && "$R" --format json exec.pmc | jq -c '.files[0] | [.process.state, .process.exec_target]')" '["exec","/usr/bin/next"]'
+	expect json-two-files "$(cd "$IN" && "$R" --format json "$S" exec.pmc | jq -c '.files | map(.process.state)')" '["exited","exec"]'
+	# one shape for one file and for several (an object, then an array, before)
+	expect json-one-shape "$(cd "$IN" && "$R" --format json "$S" | jq -c '[.format, .version, (.files | length)]');$(cd "$IN" && "$R" --format json "$S" exec.pmc | jq -c '[.format, .version, (.files | length)]')" \
+		'["pmcshim-report",3,1];["pmcshim-report",3,2]'
 else
 	skip json-checks "no jq"
 fi
@@ -529,7 +532,7 @@ gen live.pmc --pid $P
 if grep -q "^# live.pmc: app (pid $P, .*), running (live: a snapshot as of now)\$" "$tmp/out"
 then ok live-table; else fail live-table "$(head -3 "$tmp/out")"; fi
 if command -v jq >/dev/null 2>&1; then
-	expect live-json "$(cd "$IN" && "$R" --format json live.pmc | jq -c '[.process.state, .process.live, .threads[0].state]')" \
+	expect live-json "$(cd "$IN" && "$R" --format json live.pmc | jq -c '.files[0] | [.process.state, .process.live, .threads[0].state]')" \
 		'["running",true,"running"]'
 fi
 watch_bg watch live.pmc

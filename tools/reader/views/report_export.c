@@ -12,11 +12,15 @@
 #include "report_totals.h"
 #include "reader/data/symbolize.h"
 
-/* A number without printf: an export writes millions of them. */
+/* The export's version: 3 put every file in "files" (2: an object for one
+ * file, an array for several). */
+#define EXPORT_VERSION 3
+
 /* A string literal out: its length known, not counted (a million rows
  * write tens of millions of them). */
 #define PUT_LIT(out, lit) fwrite("" lit, 1, sizeof(lit) - 1, out)
 
+/* A number without printf: an export writes millions of them. */
 static void put_u64(FILE *out, uint64_t v)
 {
 	char b[24], *p = b + sizeof(b);
@@ -89,7 +93,7 @@ static void export_process(FILE *out, const struct report *r)
 
 static void export_head(FILE *out, const struct report *r)
 {
-	fputs("{\n  \"format\": \"pmcshim-report\",\n  \"version\": 2,\n", out);
+	fputs("{\n", out);
 	fprintf(out, "  \"calibrated\": %s,\n", r->calibrated && !r->raw ? "true" : "false");
 	key_str(out, "  ", "file", r->path);
 	fputs(",\n", out);
@@ -407,18 +411,20 @@ static void export_file(FILE *out, const struct model *m, size_t f, struct symbo
 	fputs("}", out);
 }
 
+/* One shape whatever the number of files: the document names its format
+ * and version once, and "files" holds each file's export in the order
+ * given (one file: files[0]), as json-table's "files" does. */
 void render_export(FILE *out, struct model *m)
 {
 	struct symbolizer *sz = m->o->symbolize ? symbolizer_new() : NULL;
 
-	if (m->nfiles > 1)
-		fputs("[\n", out);
+	fprintf(out, "{\"format\": \"pmcshim-report\", \"version\": %d, \"files\": [\n",
+		EXPORT_VERSION);
 	for (size_t f = 0; f < m->nfiles; f++) {
 		export_file(out, m, f, sz);
 		fputs(f + 1 < m->nfiles ? ",\n" : "\n", out);
 	}
-	if (m->nfiles > 1)
-		fputs("]\n", out);
+	fputs("]}\n", out);
 	if (sz)
 		symbolizer_free(sz);
 }
