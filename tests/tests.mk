@@ -141,7 +141,7 @@ $(B)/bench-markers-nofp: tests/bench/markers.c include/pmcshim.h
 # The markers' cost (part of `make bench`; docs/figures/bench-markers.txt).
 bench-markers: all $(B)/bench-markers $(B)/bench-markers-nofp $(B)/bench-functions
 	@rm -rf $(B)/tmp/bench && mkdir -p $(B)/tmp/bench
-	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
+	@echo "== marker cost (this machine: $$(nproc) cores; counters: PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-unset: the machine's defaults})"
 	@$(B)/bench-markers
 	@echo; PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench/ PMCSHIM_STACK_DEPTH=0 \
 	  LD_PRELOAD=$(CURDIR)/$(B)/libpmcshim.so $(B)/bench-markers 2>/dev/null
@@ -237,7 +237,7 @@ $(B)/bench-starts: tests/bench/starts.c include/pmcshim.h
 
 bench-starts: all $(B)/bench-starts
 	@rm -rf $(B)/tmp/bench-starts && mkdir -p $(B)/tmp/bench-starts
-	@echo "== starting processes and threads (default settings: depth 8, PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-instructions,cycles})"
+	@echo "== starting processes and threads (default settings: depth 8, PMCSHIM_EVENTS=$${PMCSHIM_EVENTS-unset: the machine's defaults})"
 	@PMCSHIM_QUIET=1 PMCSHIM_OUTPUT=$(B)/tmp/bench-starts/ \
 	  $(B)/bench-starts $(CURDIR)/$(B)/libpmcshim.so
 	@rm -rf $(B)/tmp/bench-starts
