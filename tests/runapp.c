@@ -101,12 +101,16 @@ json_t *runapp_load_json(const char *path)
 }
 
 /* The export's one file (files[0]), the document let go; NULL (and a
- * line saying why) if the document is not the version this suite knows. */
+ * line saying why) if the document is not the version this suite knows.
+ * A json-table document (opts with --format json-table: no "format") is
+ * the caller's as it is. */
 static json_t *runapp_first_file(json_t *doc)
 {
 	const char *format = json_string_value(json_object_get(doc, "format"));
 	json_t *f = NULL;
 
+	if (!json_object_get(doc, "format") && json_object_get(doc, "files"))
+		return doc;
 	if (!format || strcmp(format, "pmcshim-report") != 0 ||
 	    json_integer_value(json_object_get(doc, "version")) != 3)
 		printf("    the reader's JSON export is not a pmcshim-report version 3 document\n");
