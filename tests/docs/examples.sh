@@ -76,7 +76,11 @@ ex_sampled() {
 	run 'pmcshim-report --functions --top 2 --format csv rd'
 }
 
-# shape: numbers masked (and a diff's "-", no ratio where before was 0: a
+# shape: the frames of a stack left out, and those of a folded line but its
+# region (libc's are named from its debug info where that is installed), a
+# frame's file and line or offset left out, the host name and numbers
+# masked (and
+# a diff's "-", no ratio where before was 0: a
 # count such as a region's page faults is 0 in one run, 1 in the next),
 # spaces collapsed, lines that runs print only sometimes dropped, the set
 # of lines
@@ -86,7 +90,9 @@ ex_sampled() {
 #   stack walk stopped early
 sometimes="rows? below the markers' own cost|above task-clock|^not taken:|cut short"
 shape() {
-	sed -E -e 's/[-+]?[0-9]+([.,][0-9]+)*/#/g' -e 's/[[:space:]]+/ /g' -e 's/ $//' \
+	sed -E -e '/^      [^ ]/d' -e '/^[^#].*;/s/^.*;/...;/' \
+		-e 's/\+0x[0-9a-f]+//g' -e 's/ \([^()]*:[0-9]+\)//g' -e 's/host [^,)]+/host H/' \
+		-e 's/[-+]?[0-9]+([.,][0-9]+)*/#/g' -e 's/[[:space:]]+/ /g' -e 's/ $//' \
 		-e 's/# ?(k|K|M|G|ns|us|ms|s|KiB|MiB|x|%)([^A-Za-z0-9]|$)/#\2/g' \
 		-e 's/(^| )-( |$)/\1#\2/g' -e 's/(^| )-( |$)/\1#\2/g' "$1" |
 		grep -Ev "$sometimes" | sort -u
