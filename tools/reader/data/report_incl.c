@@ -66,32 +66,40 @@ uint8_t *incl_outer(const struct report *r, const struct rep_thread *t)
  * a reverse sweep adds each subtree's exclusive values up. A row without
  * a value (an event never counted in it) adds nothing; a row whose
  * subtree lacks one keeps at least its own incl. */
-uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg)
+uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg,
+		     uint64_t **taken)
 {
 	size_t n = t->nrows;
 	uint64_t *sub = xcalloc(n * nv + 1, sizeof(*sub));
+	uint64_t *lost = taken ? xcalloc(n * nv + 1, sizeof(*lost)) : NULL;
 	uint8_t *gap = xcalloc(n * nv + 1, 1);
 
 	for (size_t j = n; j-- > 0;) {
 		uint32_t p = t->parent[j];
 
 		for (size_t v = 0; v < nv; v++) {
-			uint64_t *x = &sub[j * nv + v], excl, incl;
+			uint64_t *x = &sub[j * nv + v], excl, incl, out = 0;
 
-			if (!own(arg, j, v, &excl, &incl)) {
+			if (!own(arg, j, v, &excl, &incl, &out)) {
 				gap[j * nv + v] = 1;
 			} else {
 				*x = sat_add64(*x, excl);
 				if (gap[j * nv + v] && *x < incl)
 					*x = incl;
+				if (lost)
+					lost[j * nv + v] = sat_add64(lost[j * nv + v], out);
 			}
 			if (p != NO_PARENT) {
 				sub[p * nv + v] = sat_add64(sub[p * nv + v], *x);
 				gap[p * nv + v] |= gap[j * nv + v];
+				if (lost)
+					lost[p * nv + v] = sat_add64(lost[p * nv + v], lost[j * nv + v]);
 			}
 		}
 	}
 	free(gap);
+	if (taken)
+		*taken = lost;
 	return sub;
 }
 
@@ -100,24 +108,16 @@ struct model_own {
 	const struct mthread *mt;
 };
 
-/* A model row's own value v (0: wall, 1 + e: event e), as the tables read it. */
-static bool model_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl)
+/* A model row's own value v (0: wall, 1 + e: event e), as the tables read
+ * it, and what calibration took out of it (rowval.taken): summed over a
+ * subtree, that is what the subtree's incl lost. */
+static bool model_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl,
+		      uint64_t *taken)
 {
 	const struct model_own *a = arg;
 	struct rowval rv = model_row_own(a->m, a->mt, j, (int)v - 1);
 
-	*excl = rv.st.excl, *incl = rv.st.incl;
-	return rv.present;
-}
-
-/* What calibration took out of that row's value (rowval.taken): summed
- * over a subtree by the same sweep, it is what the subtree's incl lost. */
-static bool model_taken(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl)
-{
-	const struct model_own *a = arg;
-	struct rowval rv = model_row_own(a->m, a->mt, j, (int)v - 1);
-
-	*excl = rv.taken, *incl = 0;
+	*excl = rv.st.excl, *incl = rv.st.incl, *taken = rv.taken;
 	return rv.present;
 }
 
@@ -125,8 +125,7 @@ static void derive_thread(const struct model *m, struct mthread *mt)
 {
 	struct model_own a = { m, mt };
 
-	mt->incl = incl_sweep(mt->t, 1 + m->nev, model_own, &a);
-	mt->taken = incl_sweep(mt->t, 1 + m->nev, model_taken, &a);
+	mt->incl = incl_sweep(mt->t, 1 + m->nev, model_own, &a, &mt->taken);
 	mt->outer = incl_outer(m->files[mt->file], mt->t);
 }
 

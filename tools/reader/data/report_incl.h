@@ -42,10 +42,14 @@ void incl_derive(struct model *m);
 
 /* The rule on any values of a thread's rows (the whole run's, or what an
  * interval of --watch added): own gives row j's value v (its excl, and
- * its incl as the site holds it; false: no value); the result is each
- * row's derived incl, [j * nv + v] (free it). */
-typedef bool (*incl_own_fn)(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl);
-uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg);
+ * its incl as the site holds it, and what calibration took out of it;
+ * false: no value); the result is each row's derived incl, [j * nv + v]
+ * (free it). With taken, also each subtree's sum of what calibration
+ * took out, laid out the same (free it too). */
+typedef bool (*incl_own_fn)(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl,
+			    uint64_t *taken);
+uint64_t *incl_sweep(const struct rep_thread *t, size_t nv, incl_own_fn own, void *arg,
+		     uint64_t **taken);
 /* Each row's OUTER_* bits (free them). */
 uint8_t *incl_outer(const struct report *r, const struct rep_thread *t);
 void incl_free(struct model *m);

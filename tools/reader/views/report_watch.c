@@ -151,7 +151,8 @@ static const struct rf_site *change_of(struct rows_was *a, size_t j, bool *chang
 	return a->d;
 }
 
-static bool interval_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl)
+static bool interval_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t *incl,
+			 uint64_t *taken)
 {
 	struct rows_was *a = arg;
 	struct rowval rv;
@@ -159,7 +160,7 @@ static bool interval_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t
 	if (a->made != j)
 		change_of(a, j, NULL);
 	rv = site_value(a->r, a->t, a->d, (int)v - 1);
-	*excl = rv.st.excl, *incl = rv.st.incl;
+	*excl = rv.st.excl, *incl = rv.st.incl, *taken = rv.taken;
 	return rv.present;
 }
 
@@ -170,7 +171,7 @@ static bool interval_own(void *arg, size_t j, size_t v, uint64_t *excl, uint64_t
 static void add_tree_changes(struct interval *iv, struct rows_was *a)
 {
 	size_t nv = iv->nval;
-	uint64_t *sub = incl_sweep(a->t, nv, interval_own, a), *incl = xcalloc(nv, sizeof(*incl));
+	uint64_t *sub = incl_sweep(a->t, nv, interval_own, a, NULL), *incl = xcalloc(nv, sizeof(*incl));
 	uint8_t *outer = incl_outer(a->r, a->t);
 
 	for (size_t j = 0; j < a->t->nrows; j++) {
