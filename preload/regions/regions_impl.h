@@ -9,6 +9,8 @@
 #ifndef PMCSHIM_REGIONS_IMPL_H
 #define PMCSHIM_REGIONS_IMPL_H
 
+#include <stddef.h>
+
 #include "regions.h"
 
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -37,7 +39,10 @@ static inline uint64_t load(const uint64_t *p)
 }
 
 /* p[0] and p[1] in one load where the machine has one (arm64's ldp,
- * which GCC forms only from loads it scheduled side by side). */
+ * which GCC forms only from loads it scheduled side by side). charge_top
+ * reads a site's min and max so: they must stay side by side. */
+_Static_assert(offsetof(struct rf_stat, max) == offsetof(struct rf_stat, min) + sizeof(uint64_t),
+	       "rf_stat: max right after min (load_pair)");
 static inline void load_pair(const uint64_t *p, uint64_t *a, uint64_t *b)
 {
 #if defined(__aarch64__) && !defined(__clang__)	/* Ump: GCC's ldp operand */
