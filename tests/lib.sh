@@ -62,3 +62,14 @@ suite_end() {
 	echo "$suite: $passed passed, $failed failed, $skipped skipped"
 	[ $failed = 0 ]
 }
+
+# marked_block FILE MARKER: the lines of the fenced (```) block that
+# follows the line MARKER in FILE, without its fences (docs' examples and
+# figures: tests/docs)
+marked_block() {
+	awk -v m="$2" '
+		$0 == m { on = 1; next }
+		on == 1 && /^```/ { on = 2; next }
+		on == 2 && /^```/ { exit }
+		on == 2 { print }' "$1"
+}

@@ -99,13 +99,7 @@ shape() {
 }
 
 # block NAME: the page's block after its marker (without the fences)
-block() {
-	awk -v m="<!-- example: $1 -->" '
-		$0 == m { on = 1; next }
-		on == 1 && /^```/ { on = 2; next }
-		on == 2 && /^```/ { exit }
-		on == 2 { print }' "$DOC"
-}
+block() { marked_block "$DOC" "<!-- example: $1 -->"; }
 
 # replace NAME FILE: the page with NAME's block made of FILE
 replace() {

@@ -12,13 +12,7 @@ DIR=docs/figures
 blocks() { sed -n 's/^<!-- figure: \([a-z0-9-]*\) -->$/\1/p' "$1"; }
 
 # block PAGE TARGET: the block's lines, without its fences
-block() {
-	awk -v m="<!-- figure: $2 -->" '
-		$0 == m { on = 1; next }
-		on == 1 && /^```/ { on = 2; next }
-		on == 2 && /^```/ { exit }
-		on == 2 { print }' "$1"
-}
+block() { marked_block "$1" "<!-- figure: $2 -->"; }
 
 nblocks=0 nlinks=0
 for page in README.md docs/*.md; do
