@@ -674,14 +674,16 @@ void *mapfile_append(uint16_t type, size_t size)
 		r = (struct rf_record *)(base + at);
 		r->size = len;
 		r->type = type;
-		__atomic_store_n(&tail_now, at + len, __ATOMIC_RELEASE);
-		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
 		shadow.nevents += type == RF_EVENT;
 		log_append(r, at);
 		/* again: stored before the log held it, it may have gone into a
 		 * file that keep_in_memory was copying */
 		r->size = len;
 		r->type = type;
+		/* then the tail that shows it: a thread walking the records
+		 * (mapfile_find) reads its header only after these stores */
+		__atomic_store_n(&tail_now, at + len, __ATOMIC_RELEASE);
+		__atomic_store_n(&h->tail, at + len, __ATOMIC_RELEASE);
 	} else if (!(__atomic_fetch_or(&h->flags, RF_FULL, __ATOMIC_RELAXED) & RF_FULL)) {
 		log_error("report file %s cannot grow past %llu bytes (%s); "
 			  "new regions and stacks are counted as dropped", path,
