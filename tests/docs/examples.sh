@@ -90,12 +90,12 @@ ex_sampled() {
 #   stack walk stopped early
 sometimes="rows? below the markers' own cost|above task-clock|^not taken:|cut short"
 shape() {
-	sed -E -e '/^      [^ ]/d' -e '/^[^#].*;/s/^.*;/...;/' \
+	grep -Ev "$sometimes" "$1" |
+		sed -E -e '/^      [^ ]/d' -e '/^[^#].*;/s/^.*;/...;/' \
 		-e 's/\+0x[0-9a-f]+//g' -e 's/ \([^()]*:[0-9]+\)//g' -e 's/host [^,)]+/host H/' \
 		-e 's/[-+]?[0-9]+([.,][0-9]+)*/#/g' -e 's/[[:space:]]+/ /g' -e 's/ $//' \
 		-e 's/# ?(k|K|M|G|ns|us|ms|s|KiB|MiB|x|%)([^A-Za-z0-9]|$)/#\2/g' \
-		-e 's/(^| )-( |$)/\1#\2/g' -e 's/(^| )-( |$)/\1#\2/g' "$1" |
-		grep -Ev "$sometimes" | sort -u
+		-e 's/(^| )-( |$)/\1#\2/g' -e 's/(^| )-( |$)/\1#\2/g' | sort -u
 }
 
 # block NAME: the page's block after its marker (without the fences)
