@@ -368,21 +368,22 @@ static void test_keys_resync(void)
 		 g = names_intern_addr("", 0x5200, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 h = names_intern_addr("", 0x5300, RF_FROM_FUNCTIONS, RF_ADDR_ENTRY, 0),
 		 m = names_intern("keys-marker", NULL);
-	struct fn_place pf = { 0x7000, 0x111, 0x5104, f }, pg = { 0x6f00, 0x222, 0x5204, g },
-			ph_inline = { 0x6f00, 0x222, 0x5230, h },
-			ph_sibling = { 0x6f00, 0x333, 0x5304, h },
-			pg_again = { 0x6f00, 0x222, 0x5204, g },
-			pg_inline = { 0x6f00, 0x222, 0x5240, g },
-			ph_deeper = { 0x6e00, 0x444, 0x5304, h },
-			pf_above = { 0x7100, 0x555, 0x5104, f };
+	struct fn_place pf = { 0x7000, 0x111, 0x5104, f, 0x5100 },
+			pg = { 0x6f00, 0x222, 0x5204, g, 0x5200 },
+			ph_inline = { 0x6f00, 0x222, 0x5230, h, 0x5300 },
+			ph_sibling = { 0x6f00, 0x333, 0x5304, h, 0x5300 },
+			pg_again = { 0x6f00, 0x222, 0x5204, g, 0x5200 },
+			pg_inline = { 0x6f00, 0x222, 0x5240, g, 0x5200 },
+			ph_deeper = { 0x6e00, 0x444, 0x5304, h, 0x5300 },
+			pf_above = { 0x7100, 0x555, 0x5104, f, 0x5100 };
 	size_t d;
 
 	fresh();
-	d = regions_depth(&rs);
+	d = regions_top_mark(&rs);
 	regions_begin(&rs, &none, f, 0x60);
 	regions_keyed(&rs, d, &pf);
 	for (int k = 0; k < 4; k++) {
-		d = regions_depth(&rs);
+		d = regions_top_mark(&rs);
 		regions_begin(&rs, &none, g, 0x70);
 		regions_keyed(&rs, d, &pg);
 		regions_begin(&rs, &none, m, 0x80);	/* a marker: no key */

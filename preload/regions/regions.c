@@ -18,8 +18,6 @@ void regions_release(struct region_state *rs)
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
 	rs->frames = rs->top = rs->frames_last = rs->warm_top = NULL;
-	rs->keys = NULL;
-	rs->keys_cap = 0;
 	rs->slots = NULL;
 	rs->errors = NULL;
 	rs->frames_cap = rs->slots_cap = 0;
@@ -96,18 +94,6 @@ static inline uint32_t open_count(const struct region_state *rs)
 	return rs->frames ? (uint32_t)(rs->top - rs->frames) : 0;
 }
 
-/* The functions' keys beside the frames (none without memory: their
- * frames are not resynchronised by the stack). */
-static void grow_keys(struct region_state *rs, uint32_t n)
-{
-	uint32_t cap = rs->keys_cap;
-
-	if (rs->keys_cap < rs->frames_cap &&
-	    grow_zeroed(&rs->arena, (void **)&rs->keys, &cap, sizeof(struct fn_key), n + 1,
-			FRAMES_MAX + 1) == 0)
-		rs->keys_cap = cap;
-}
-
 static int grow_frames(struct region_state *rs)
 {
 	uint32_t n = open_count(rs);
@@ -117,7 +103,6 @@ static int grow_frames(struct region_state *rs)
 		return -1;
 	rs->top = rs->frames + n;
 	rs->frames_last = rs->frames + rs->frames_cap - 1;
-	grow_keys(rs, n);
 	rs->warm_top = rs->depth ? rs->frames : rs->frames_last;
 	return 0;
 }
@@ -232,7 +217,7 @@ void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
 	if (!guard_enter())	/* a handler interrupted the shim: later hooks will do */
 		return;
 	for (f = rs->top; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
-		const struct fn_key *k = regions_key(rs, f);
+		const struct fn_key *k = regions_key(f);
 
 		if (k && (k->cfa < lo || !regions_left(k, p)))
 			break;

@@ -30,6 +30,17 @@ struct frame_times {
 	uint64_t enabled[VALUES_MAX], running[VALUES_MAX];
 };
 
+/* A function's frame's key (regions_keyed): the canonical frame address
+ * of the machine frame it runs in (0: unknown), that frame's return
+ * address, the return address of its enter hook, and the function. The
+ * key is its frame's when region is the frame's region (the markers
+ * leave keys as they were). */
+struct fn_key {
+	uintptr_t cfa, site, ra;
+	uint32_t region;
+	uintptr_t fn;			/* the function's address */
+};
+
 struct frame {
 	struct rf_site *site;		/* the accumulator, in the report file */
 	struct region_slot *slot;	/* &slots[region] (moved when they grow) */
@@ -39,17 +50,9 @@ struct frame {
 	uint64_t children;		/* pairs closed directly inside */
 	uint64_t child[VALUES_MAX];	/* inclusive cost of closed children */
 	struct frame_times times;	/* at begin, with coverage only */
-};
-
-/* A function's frame's key (regions_keyed), beside its frame (frames[i]:
- * keys[i]; apart, so that the markers' frames keep their size and
- * offsets): the canonical frame address of the machine frame it runs in
- * (0: unknown), that frame's return address, and the return address of
- * its enter hook. The key is frames[i]'s when region is its region (the
- * markers leave keys as they were). */
-struct fn_key {
-	uintptr_t cfa, site, ra;
-	uint32_t region;
+	/* Last, past what the markers use: a function's key is where its
+	 * frame is, with no index to compute from the frame's address. */
+	struct fn_key key;
 };
 
 /* An error kind met at one region: its RF_ERROR record counts them. */
@@ -121,8 +124,6 @@ struct region_state {
 	 * frame the child opened since started later). */
 	uint32_t inherited;
 	uint64_t forked_at;
-	struct fn_key *keys;		/* beside frames (NULL: no memory) */
-	uint32_t keys_cap;
 	/* Where the running counts go (rf_thread.live: regions_publish),
 	 * and the values a warm end hands to it out of line. */
 	struct rf_thread *publish_to;
@@ -200,32 +201,42 @@ struct fn_place {
 	uintptr_t site;
 	uintptr_t ra;		/* the enter hook's return address */
 	uint32_t id;
+	uintptr_t fn;		/* the function's address */
 };
 
-static inline size_t regions_depth(const struct region_state *rs)
+/* Where the innermost open frame is, in bytes from the root: a mark
+ * that stays right when the frames move (they grow), with no division. */
+static inline size_t regions_top_mark(const struct region_state *rs)
 {
-	return rs->frames ? (size_t)(rs->top - rs->frames) : 0;
+	return rs->frames ? (size_t)((const char *)rs->top - (const char *)rs->frames) : 0;
 }
 
-/* Give the frame of function p->id, just begun (the depth was `before`),
- * its key. */
+/* Give the frame of function p->id, just begun (the innermost open frame
+ * was at `before`, regions_top_mark), its key. */
 static inline void regions_keyed(struct region_state *rs, size_t before,
 				 const struct fn_place *p)
 {
-	size_t i = regions_depth(rs);
+	struct frame *f = rs->top;
 
-	if (i == before + 1 && rs->top->region == p->id && i < rs->keys_cap)	/* kept */
-		rs->keys[i] = (struct fn_key){ p->cfa, p->site, p->ra, p->id };
+	if (regions_top_mark(rs) == before + sizeof(*f) && f->region == p->id)	/* kept */
+		f->key = (struct fn_key){ p->cfa, p->site, p->ra, p->id, p->fn };
+}
+
+/* The region of the innermost open frame when it is function fn's (its
+ * key says so: the exit hook's common case, with no look-up of fn); 0
+ * otherwise. */
+static inline uint32_t regions_top_function(const struct region_state *rs, uintptr_t fn)
+{
+	const struct frame *f = rs->top;
+
+	return f && f != rs->frames && f->key.fn == fn && f->key.region == f->region ? f->region
+										      : 0;
 }
 
 /* The key of open frame f, NULL where it has none (a marker's). */
-static inline const struct fn_key *regions_key(const struct region_state *rs,
-					       const struct frame *f)
+static inline const struct fn_key *regions_key(const struct frame *f)
 {
-	size_t i = (size_t)(f - rs->frames);
-	const struct fn_key *k = i < rs->keys_cap ? &rs->keys[i] : NULL;
-
-	return k && k->region == f->region && k->cfa ? k : NULL;
+	return f->key.region == f->region && f->key.cfa ? &f->key : NULL;
 }
 
 /* Whether a frame keyed k was abandoned when function p begins. */
@@ -243,7 +254,7 @@ static inline int regions_abandoned(const struct region_state *rs, const struct 
 	const struct frame *f = rs->top;
 
 	for (int n = 0; f && f > rs->frames && n < RESYNC_LOOK; f--, n++) {
-		const struct fn_key *k = regions_key(rs, f);
+		const struct fn_key *k = regions_key(f);
 
 		if (k)
 			return regions_left(k, p);

@@ -301,15 +301,52 @@ struct hook_call {
 #define HOOK_CALL() ((struct hook_call){ arch_return_address(), \
 	(uintptr_t)__builtin_dwarf_cfa(), (const uintptr_t *)__builtin_frame_address(0) })
 
+/* The unwind rules of the places the hooks were called from, by return
+ * address, so that the rule is looked up (cfi_rule: ~90 instructions) once
+ * per place, not at every call: direct-mapped, each entry one word with
+ * the return address in its high 48 bits, then whether the CFA is
+ * FP-based and its offset (0 .. 32767 bytes), read and written whole by
+ * any thread (0: empty). A place is a function's prologue, or a copy of
+ * it inlined (GCC inlines a recursive function into itself): the places
+ * are more than the functions. Rules of another kind or offset, and
+ * addresses past 48 bits, are not kept. Emptied at an unload (functions_
+ * unloaded): the code at an address may change. */
+#define RULES 4096
+#define RULE_FP (UINT64_C(1) << 15)
+#define RULE_OFF_MAX 0x7fff
+
+static uint64_t rules[RULES];
+
+static inline uint64_t *rule_entry(uintptr_t ra)
+{
+	return &rules[(ra ^ (ra >> 12)) & (RULES - 1)];
+}
+
+static uint64_t rule_pack(uintptr_t ra, const struct cfi_rule *r)
+{
+	if (r->kind != CFI_STEP || r->cfa_off < 0 || r->cfa_off > RULE_OFF_MAX ||
+	    (uint64_t)ra >> 48)
+		return 0;
+	return (uint64_t)ra << 16 | (r->cfa_fp ? RULE_FP : 0) | (uint64_t)r->cfa_off;
+}
+
 /* The canonical frame address of the machine frame that called a hook,
  * from its unwind rule; 0 where there is none. */
 static inline uintptr_t frame_cfa(const struct hook_call *c)
 {
-	struct cfi_rule r = cfi_rule(c->ra);
+	uint64_t *e = rule_entry(c->ra), w = __atomic_load_n(e, __ATOMIC_RELAXED);
+	struct cfi_rule r;
 
-	if (r.kind != CFI_STEP)
-		return 0;
-	return (uintptr_t)((r.cfa_fp ? *c->fp : c->sp) + r.cfa_off);	/* [hook fp]: caller's fp */
+	if (unlikely(w >> 16 != c->ra)) {
+		r = cfi_rule(c->ra);
+		if (r.kind != CFI_STEP)
+			return 0;
+		w = rule_pack(c->ra, &r);
+		if (!w)	/* [hook fp]: caller's fp */
+			return (uintptr_t)((r.cfa_fp ? *c->fp : c->sp) + r.cfa_off);
+		__atomic_store_n(e, w, __ATOMIC_RELAXED);
+	}
+	return ((w & RULE_FP) ? *c->fp : c->sp) + (uintptr_t)(w & RULE_OFF_MAX);
 }
 
 /* Open frames abandoned before function p began are closed, where the
@@ -337,8 +374,8 @@ static inline __attribute__((always_inline)) struct thread_state *enter(void *fn
 {
 	struct thread_state *t = shim_thread();
 	struct fn_place p;
+	size_t before;
 	uint32_t id;
-	size_t depth;
 
 	if (!t)
 		return NULL;
@@ -347,14 +384,14 @@ static inline __attribute__((always_inline)) struct thread_state *enter(void *fn
 		id = first_call((uintptr_t)fn);
 	if (!id)
 		return NULL;
-	p = (struct fn_place){ frame_cfa(c), (uintptr_t)site, c->ra, id };
+	p = (struct fn_place){ frame_cfa(c), (uintptr_t)site, c->ra, id, (uintptr_t)fn };
 	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
 		resync(t, &p);
-	depth = regions_depth(&t->rs);
+	before = regions_top_mark(&t->rs);
 	/* keyed by the call site alone: the function tree is the stack (a
 	 * walk per call would cost more than the rest of the hooks) */
 	regions_begin_call(&t->rs, &t->ctr, id, (uintptr_t)site);
-	regions_keyed(&t->rs, depth, &p);
+	regions_keyed(&t->rs, before, &p);
 	return t;
 }
 
@@ -369,7 +406,10 @@ static inline __attribute__((always_inline)) void leave(void *fn)
 	uint64_t fold = __atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
 	uint32_t id;
 
-	if (!t || !(id = known((uintptr_t)fn)) || id == UNSEEN)
+	if (!t)
+		return;
+	id = regions_top_function(&t->rs, (uintptr_t)fn);
+	if (!id && (!(id = known((uintptr_t)fn)) || id == UNSEEN))
 		return;
 	if (fold)
 		regions_end_fold(&t->rs, &t->ctr, id, fold);
@@ -582,6 +622,7 @@ static void functions_unloaded(void)
 	pthread_mutex_lock(&lock);
 	t = table;
 	if (t && any_gone(t)) {
+		memset(rules, 0, sizeof(rules));
 		__atomic_store_n(&table, without_gone(t), __ATOMIC_RELEASE);
 		if (chosen)
 			memset(chosen, 0, SLOTS * sizeof(*chosen));
