@@ -366,6 +366,44 @@ static inline __attribute__((always_inline)) int marker_guard(struct region_stat
 	return 0;
 }
 
+/* A function's begin (the compiler's enter hook, functions.c): keyed by
+ * its call site alone at any depth (the function tree is the stack), and
+ * its frame given p's key. Its own warm path, as a program built with
+ * -finstrument-functions runs it at every call: a site looked up in the
+ * region's memo, then in the thread's cache of sites (sites_cached), so
+ * that a function called from many places costs about the same as one
+ * called from one; the rest (room, warm ids, a new site) is
+ * begin_call_slow's, whose frame is keyed after. Takes the guard and
+ * leaves it (nv: rs->nv; slow: begin_call_slow for nv). */
+static inline __attribute__((always_inline)) void begin_function(struct region_state *rs,
+								 struct counters *c,
+								 const struct fn_place *p,
+								 int nv, begin_slow_fn *slow)
+{
+	uint32_t id = p->id;
+	struct rf_site *s;
+	struct frame *f;
+
+	if (!marker_guard(rs))
+		return;
+	if (unlikely(id - 1u >= rs->warm_ids || rs->top >= rs->frames_last ||
+		     !(s = sites_cached(&rs->sites, &rs->slots[id].last, id, p->site,
+					open_site(rs))))) {
+		size_t before = regions_top_mark(rs);
+
+		slow(id, p->site, rs, c);
+		regions_keyed(rs, before, p);
+		return;
+	}
+	f = push(rs, s, id, nv);
+	f->key = (struct fn_key){ p->cfa, p->site, p->ra, id, p->fn };
+	if (unlikely(!read_values_warm(c, f->start, nv, 0))) {
+		begin_read_slow(rs, c, f);
+		return;
+	}
+	guard_leave();
+}
+
 static __attribute__((noinline)) void end_slow(uint32_t id, struct region_state *rs,
 					       struct counters *c)
 {
@@ -631,12 +669,11 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	{                                                                      \
 		begin_slow(rs, c, id, caller, nv, 1);                          \
 	}                                                                      \
-	static __attribute__((noinline)) void begin_call_##suffix(struct region_state *rs, \
-								  struct counters *c, \
-								  uint32_t id,     \
-								  uintptr_t caller) \
+	static __attribute__((noinline)) void begin_function_##suffix(struct region_state *rs, \
+								      struct counters *c, \
+								      const struct fn_place *p) \
 	{                                                                      \
-		begin_marker(rs, c, id, caller, nv, begin_call_slow_##suffix, 1); \
+		begin_function(rs, c, p, nv, begin_call_slow_##suffix);        \
 	}                                                                      \
 	static __attribute__((noinline)) void begin_##suffix(struct region_state *rs, \
 							     struct counters *c,   \
@@ -686,7 +723,7 @@ static inline __attribute__((always_inline)) void entry_end_name(const char *nam
 	WIDE_ENTRIES_FOR(suffix, nv)                                           \
 	static const struct markers markers_##suffix = {                      \
 		begin_##suffix, end_##suffix, begin_name_##suffix, end_name_##suffix, \
-		begin_in_##suffix, end_in_##suffix, begin_call_##suffix,       \
+		begin_in_##suffix, end_in_##suffix, begin_function_##suffix,   \
 		&entries_##suffix, WIDE_ENTRIES(suffix)                        \
 	};
 MARKERS_FOR(1, 1)
@@ -716,10 +753,10 @@ void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 	rs->markers->begin(rs, c, id, caller);
 }
 
-void regions_begin_call(struct region_state *rs, struct counters *c, uint32_t id,
-			uintptr_t caller)
+void regions_begin_function(struct region_state *rs, struct counters *c,
+			    const struct fn_place *p)
 {
-	rs->markers->begin_call(rs, c, id, caller);
+	rs->markers->begin_function(rs, c, p);
 }
 
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id)

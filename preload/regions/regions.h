@@ -169,10 +169,6 @@ void regions_coverage(struct region_state *rs, int on);
  * thread) is dropped and counted. */
 void regions_begin(struct region_state *rs, struct counters *c, uint32_t id,
 		   uintptr_t caller);
-/* A begin keyed by its call site alone (no stack walk) whatever the
- * thread's depth: for regions whose tree is their stack (functions). */
-void regions_begin_call(struct region_state *rs, struct counters *c, uint32_t id,
-			uintptr_t caller);
 void regions_end(struct region_state *rs, struct counters *c, uint32_t id);
 /* An end that folds a call shorter than `fold` wall ticks into its
  * parent (not counted: its cost stays in the parent's exclusive value);
@@ -261,6 +257,12 @@ static inline int regions_abandoned(const struct region_state *rs, const struct 
 	}
 	return 0;
 }
+
+/* A function's begin, keyed by its call site alone (no stack walk)
+ * whatever the thread's depth (the function tree is the stack), its frame
+ * given p's key. */
+void regions_begin_function(struct region_state *rs, struct counters *c,
+			    const struct fn_place *p);
 
 /* Close the frames abandoned when function p begins, keyed at lo or
  * above (the thread's stack: one keyed on another, a signal stack or a

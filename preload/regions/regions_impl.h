@@ -142,6 +142,8 @@ typedef void end_fn(struct region_state *rs, struct counters *c, uint32_t id);
 typedef void begin_name_fn(struct region_state *rs, struct counters *c, const char *name,
 			   uintptr_t caller);
 typedef void end_name_fn(struct region_state *rs, struct counters *c, const char *name);
+typedef void begin_function_fn(struct region_state *rs, struct counters *c,
+			       const struct fn_place *p);
 
 struct markers {
 	begin_fn *begin;
@@ -150,7 +152,7 @@ struct markers {
 	end_name_fn *end_name;
 	begin_fn *begin_in;		/* inside the guard, which they leave */
 	end_fn *end_in;
-	begin_fn *begin_call;		/* regions_begin_call */
+	begin_function_fn *begin_function;	/* regions_begin_function */
 	/* the entries for threads with these values, narrow and wide counters */
 	const struct regions_entry *entry, *entry_wide;
 };

@@ -15,12 +15,31 @@ void sites_init(struct sites *ss, struct arena *arena, int nvalues, int depth,
 	ss->nv = nvalues;
 	ss->depth = depth;
 	ss->thread = thread;
+	ss->cache = ss->cache_first;
+	ss->cache_mask = SITE_CACHE - 1;
 }
 
 void sites_release(struct sites *ss)
 {
 	index_release(&ss->index);
-	memset(ss->cache, 0, sizeof(ss->cache));
+	memset(ss->cache_first, 0, sizeof(ss->cache_first));
+	ss->cache = ss->cache_first;
+	ss->cache_mask = SITE_CACHE - 1;
+}
+
+/* A larger cache, empty, once the thread has twice as many sites as
+ * slots (the old one stays in the arena: a slot pointer taken before may
+ * still be written). No memory: the old one serves. */
+static void grow_cache(struct sites *ss)
+{
+	size_t n = ((size_t)ss->cache_mask + 1) * 8;
+	struct site **c;
+
+	if (n > SITE_CACHE_MAX || ss->index.count < 2 * ((size_t)ss->cache_mask + 1) ||
+	    !(c = arena_alloc(ss->arena, n * sizeof(*c))))
+		return;
+	ss->cache = c;
+	ss->cache_mask = (uint32_t)n - 1;
 }
 
 /* The cache slot of a walked stack's key, on a cheap mix of its words:
@@ -33,7 +52,7 @@ static inline struct site **key_slot(struct sites *ss, const uintptr_t *key, siz
 
 	for (size_t i = 0; i < words; i++)
 		h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
-	return &ss->cache[(h >> 32) & (SITE_CACHE - 1)];
+	return &ss->cache[(h >> 32) & ss->cache_mask];
 }
 
 /* A site's parent as the file holds it: its record's offset (the file
@@ -92,8 +111,10 @@ static struct site *site_indexed(struct sites *ss, const uintptr_t *key, size_t 
 	uint64_t hash = index_hash(key, len);
 	struct site *s = index_find(&ss->index, hash, key, len, same_key);
 
-	if (!s && index_reserve(&ss->index, ss->arena) == 0 && (s = site_new(ss, key, len, method)))
+	if (!s && index_reserve(&ss->index, ss->arena) == 0 && (s = site_new(ss, key, len, method))) {
 		index_add(&ss->index, ss->arena, hash, s);	/* reserved: cannot fail */
+		grow_cache(ss);
+	}
 	return s;
 }
 

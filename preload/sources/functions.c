@@ -374,7 +374,6 @@ static inline __attribute__((always_inline)) struct thread_state *enter(void *fn
 {
 	struct thread_state *t = shim_thread();
 	struct fn_place p;
-	size_t before;
 	uint32_t id;
 
 	if (!t)
@@ -387,11 +386,9 @@ static inline __attribute__((always_inline)) struct thread_state *enter(void *fn
 	p = (struct fn_place){ frame_cfa(c), (uintptr_t)site, c->ra, id, (uintptr_t)fn };
 	if (p.cfa && unlikely(regions_abandoned(&t->rs, &p)))
 		resync(t, &p);
-	before = regions_top_mark(&t->rs);
 	/* keyed by the call site alone: the function tree is the stack (a
 	 * walk per call would cost more than the rest of the hooks) */
-	regions_begin_call(&t->rs, &t->ctr, id, (uintptr_t)site);
-	regions_keyed(&t->rs, before, &p);
+	regions_begin_function(&t->rs, &t->ctr, &p);
 	return t;
 }
 
