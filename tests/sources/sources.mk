@@ -9,6 +9,10 @@ $(B)/tests/sources:
 $(B)/tests/sources/funcs: tests/sources/funcs.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -pthread -finstrument-functions -o $@ $<
 
+# A function whose cost is cache misses (the exit hook's barrier).
+$(B)/tests/sources/chase: tests/sources/chase.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
+
 # Busy loops of known costs (the hooks' calibration).
 $(B)/tests/sources/costs: tests/sources/costs.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
@@ -59,7 +63,7 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 $(B)/tests/sources/ompnest-clang: tests/sources/ompnest.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
 	$(B)/tests/sources/manyfuncs $(B)/tests/sources/ompnest-gcc \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
