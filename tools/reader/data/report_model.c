@@ -309,7 +309,11 @@ static uint64_t row_calls(const struct model *m, const struct mthread *t, size_t
  * children is not recorded), so they are corrected as the mean is, and
  * min <= mean <= max as measured gives the same order here. Rounding to
  * ns and a multiplexed subtree scaled row by row can leave them a unit
- * across the mean (incl / calls): the mean bounds them. */
+ * across the mean (incl / calls): the mean bounds them. And no call is
+ * longer than the row's incl, all its (outermost) calls together: the
+ * longest call, the outermost of a recursive function whose subtree is
+ * the whole run, had far more than the average taken out of it (Lua's
+ * luaD_precall: max 590 ms, incl 231 ms, the process 239 ms). */
 static void minmax_from_tree(struct rowval *rv, uint64_t incl, uint64_t taken, uint64_t calls)
 {
 	uint64_t per = taken / calls, lo = incl / calls, hi = lo + (incl % calls != 0);
@@ -318,6 +322,7 @@ static void minmax_from_tree(struct rowval *rv, uint64_t incl, uint64_t taken, u
 	rv->st.max = rep_minus(rv->mmax, per);
 	rv->st.min = rv->st.min < lo ? rv->st.min : lo;
 	rv->st.max = rv->st.max > hi ? rv->st.max : hi;
+	rv->st.max = rv->st.max < incl ? rv->st.max : incl;
 }
 
 struct rowval model_row_value(const struct model *m, const struct mthread *t, size_t j,
