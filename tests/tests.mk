@@ -184,6 +184,11 @@ $(B)/bench-interp-pg: tests/bench/interp.c
 bench-functions: all $(B)/bench-interp $(B)/bench-interp-fi $(B)/bench-interp-pg
 	@B=$(B) sh tests/bench/functions.sh
 
+# The same on Lua 5.4 from Debian's source (LUA_SRC, else apt-get source),
+# with perf record's top functions beside pmcshim's. Not part of `bench`.
+bench-lua: all
+	@B=$(B) sh tests/bench/lua.sh
+
 # Memory per marking thread: 1000 live threads, without the shim, then
 # under it at depth 0, at depth 8 (the unwind tables) built with and
 # without frame pointers, and at depth 8 with libunwind.
@@ -244,7 +249,7 @@ bench-starts: all $(B)/bench-starts
 
 bench: bench-markers bench-threads bench-starts bench-fdcheck
 
-.PHONY: bench bench-markers bench-functions bench-threads bench-names bench-starts bench-fdcheck
+.PHONY: bench bench-markers bench-functions bench-lua bench-threads bench-names bench-starts bench-fdcheck
 
 # hammer reads its own report file while its threads write it.
 $(B)/tests/apps/hammer: tests/apps/hammer.c preload/format/reportfile.c preload/format/reportfile.h \

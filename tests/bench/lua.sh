@@ -1,0 +1,138 @@
+#!/bin/sh
+# make bench-lua: issue 27's check on a real program. Lua 5.4 from
+# Debian's source (LUA_SRC=an unpacked lua-5.4 tree, else `apt-get source
+# lua5.4`, which needs a deb-src line), built plain, with
+# -finstrument-functions and with -pg, runs tests/bench/lua/work.lua
+# (string handling: interning, concatenation, a sort with string
+# compares; 27 M function calls):
+#   - CPU time (user + system, best of ROUNDS alternating rounds) plain,
+#     with glibc's empty hooks, under pmcshim (no events, and the
+#     machine's default events), gprof and uftrace (where installed);
+#   - pmcshim's exclusive times' sum against the plain CPU time;
+#   - the top 5 functions by exclusive time against perf record's (where
+#     perf is installed: cpu-clock, DWARF call graphs, each sample charged
+#     to the first Lua function on its stack, so that libc's time is its
+#     caller's), of the plain binary and of the -finstrument-functions one
+#     run without the shim (the same inlining as pmcshim sees: the plain
+#     build inlines tostringbuff into luaO_tostring and calls realloc from
+#     l_alloc as a tail call, charged to luaM_malloc_).
+# A bench, not a test: nothing here passes or fails. Not part of `make
+# bench` (it downloads and builds Lua).
+#   B=build ROUNDS=3 LUA_SRC=/path/to/lua-5.4.4 sh tests/bench/lua.sh
+B=${B:-build}
+ROUNDS=${ROUNDS:-5}
+SHIM=$PWD/$B/libpmcshim.so
+R=$PWD/$B/pmcshim-report
+WORK=$PWD/tests/bench/lua/work.lua
+out=$PWD/$B/tmp/bench-lua
+mkdir -p "$out" || exit 1
+
+src=${LUA_SRC:-}
+if [ -z "$src" ]; then
+	src=$(ls -d "$out"/src/lua5.4-*/ 2>/dev/null | head -1)
+	if [ -z "$src" ]; then
+		mkdir -p "$out/src"
+		(cd "$out/src" && apt-get source -q lua5.4 >"$out/apt-source.log" 2>&1)
+		src=$(ls -d "$out"/src/lua5.4-*/ 2>/dev/null | head -1)
+	fi
+fi
+if [ -z "$src" ] || [ ! -f "$src/src/lvm.c" ]; then
+	echo "bench-lua: no Lua source: set LUA_SRC=an unpacked lua-5.4 tree, or add a"
+	echo "deb-src line and run apt-get update (see $out/apt-source.log): skipped"
+	exit 0
+fi
+
+# build NAME FLAGS...: the interpreter from $src with FLAGS, into $out/NAME
+build() {
+	n=$1
+	shift
+	[ "$out/$n" -nt "$src/src/lvm.c" ] && return 0
+	cc -O2 -g -DLUA_COMPAT_5_3 -DLUA_USE_LINUX "$@" -o "$out/$n" \
+		$(ls "$src"/src/*.c | grep -v '/luac\.c$') -lm -ldl ||
+		{ echo "bench-lua: building $n failed"; exit 1; }
+}
+build plain
+build fi -finstrument-functions
+build pg -pg
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-lua.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 1
+rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
+
+# cpu NAME COMMAND...: its CPU seconds (children's too), the best so far
+# kept in $tmp/NAME.best
+cpu() {
+	n=$1
+	shift
+	$rt /usr/bin/time -f '%U %S' -o "$tmp/$n.time" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
+		{ echo "$n: failed: $(head -2 "$tmp/$n.err")" >&2; return 1; }
+	s=$(awk '{ print $1 + $2 }' "$tmp/$n.time")
+	b=$(cat "$tmp/$n.best" 2>/dev/null || echo 1e9)
+	awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$s" >"$tmp/$n.best"
+	return 0
+}
+
+for r in $(seq "$ROUNDS"); do
+	cpu plain "$out/plain" "$WORK"
+	cpu fi-alone "$out/fi" "$WORK"
+	rm -rf "$tmp/pmc" "$tmp/pmcd" && mkdir "$tmp/pmc" "$tmp/pmcd"
+	cpu pmcshim env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_OUTPUT="$tmp/pmc/" \
+		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
+	"$R" --format csv "$tmp/pmc"/*.pmc | awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ e += $h["wall_excl_ns"]; c += $h["calls"]; x[$h["region"]] += $h["wall_excl_ns"] }
+		END { print e / 1e9 >>"sums"; print c >"calls"
+		      for (f in x) printf "%s %.0f\n", f, 1000 * x[f] / e >"top.'"$r"'" }'
+	cpu pmcshim-default env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$tmp/pmcd/" \
+		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
+	cpu gprof "$out/pg" "$WORK"
+	command -v uftrace >/dev/null && rm -rf "$tmp/uft" &&
+		cpu uftrace uftrace record -d "$tmp/uft" "$out/pg" "$WORK"
+done
+
+plain=$(cat plain.best)
+row() {	# row NAME LABEL
+	[ -f "$1.best" ] || return 0
+	awk -v l="$2" -v s="$(cat "$1.best")" -v p="$plain" \
+		'BEGIN { printf "%-46s %8.3f %7.2fx\n", l, s, s / p }'
+}
+echo "== Lua 5.4 ($(basename "$src")), $(basename "$WORK"): $(cat calls) function calls"
+printf '%-46s %8s %8s\n' "" "CPU s" "x plain"
+row plain "plain -O2"
+row fi-alone "-finstrument-functions, glibc's empty hooks"
+row pmcshim "pmcshim, PMCSHIM_EVENTS=none"
+row pmcshim-default "pmcshim, default events"
+row gprof "gprof (-pg)"
+if [ -f uftrace.best ]; then row uftrace "uftrace record (-pg build)"
+else echo "uftrace: not installed: its row is skipped"; fi
+sort -n sums | awk -v p="$plain" '{ v[NR] = $1 } END {
+	printf "pmcshim exclusive times add up to %.3f s (median of %d; %.3f to %.3f): " \
+	       "%.2fx the plain CPU time\n", v[int((NR + 1) / 2)], NR, v[1], v[NR], v[int((NR + 1) / 2)] / p }'
+
+# perf_top BINARY: Lua's functions by samples, each sample charged to the
+# first frame in BINARY (libc's time to its Lua caller), per mille
+perf_top() {
+	perf record -q --call-graph=dwarf,8192 -e cpu-clock -F 5000 -o "$tmp/perf.data" \
+		"$1" "$WORK" >/dev/null 2>&1 || return 1
+	perf script -i "$tmp/perf.data" -F ip,sym,dso 2>/dev/null | awk -v exe="/$(basename "$1"))" '
+		/^$/ { if (any) { n++; if (f != "") c[f]++ } any = 0; f = ""; next }
+		{ any = 1; if (f == "" && substr($0, length($0) - length(exe) + 1) == exe) f = $2 }
+		END { for (k in c) printf "%s %.0f\n", k, 1000 * c[k] / n }'
+}
+top5() { sort -k2,2nr "$1" | head -5 | awk '{ printf "%s %.1f%%  ", $1, $2 / 10 } END { print "" }'; }
+names5() { sort -k2,2nr "$1" | head -5 | awk '{ print $1 }' | sort; }
+echo "top 5 by exclusive time:"
+for r in $(seq "$ROUNDS"); do printf '  pmcshim, round %d:   ' "$r"; top5 "top.$r"; done
+if command -v perf >/dev/null; then
+	for b in plain fi; do
+		perf_top "$out/$b" >"perf.$b" || { echo "perf record failed: skipped"; break; }
+		printf '  perf record, %-6s ' "$b:"; top5 "perf.$b"
+		for r in $(seq "$ROUNDS"); do
+			printf '%d ' "$(names5 "top.$r" | grep -cxF -f "$(names5 "perf.$b" >"p5"; echo p5)")"
+		done | awk -v b="$b" '{ printf "  pmcshim top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
+	done
+else
+	echo "  perf: not installed: no comparison"
+fi
+echo "best of $ROUNDS rounds each; CPU time: user + system${rt:+; at a real-time priority}"
