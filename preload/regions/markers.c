@@ -767,9 +767,18 @@ void regions_end(struct region_state *rs, struct counters *c, uint32_t id)
 void regions_end_fold(struct region_state *rs, struct counters *c, uint32_t id,
 		      uint64_t fold)
 {
+	const struct frame *f;
+
 	if (!marker_guard(rs))
 		return;
-	if (!regions_fold_short(rs, id, fold))
+	f = rs->top;
+	/* a short call folds on the tick read alone, no other value read
+	 * (under min= most calls are short); the root holds region 0, which
+	 * no id is */
+	if (likely(!rs->overflow && rs->frames && f->region == id &&
+		   arch_ticks() - f->start[0] < fold))
+		fold_top(rs);
+	else
 		regions_end_measured(rs, c, id, fold);
 	guard_leave();
 }

@@ -239,30 +239,6 @@ void regions_resync(struct region_state *rs, struct counters *c, uintptr_t lo,
 	errno = saved;
 }
 
-/* Pop the top frame without charging its site: its cost stays in its
- * parent's exclusive value, and what closed inside it counts as closed
- * inside the parent. */
-static void fold_top(struct region_state *rs)
-{
-	struct frame *f = rs->top--;
-	struct frame *parent = f - 1;
-
-	parent->children += f->children;
-	for (int i = 0; i < rs->nv; i++)
-		parent->child[i] += f->child[i];
-	f->slot->open--;
-}
-
-/* (regions_impl.h) */
-int regions_fold_short(struct region_state *rs, uint32_t id, uint64_t fold)
-{
-	if (rs->overflow || !open_count(rs) || rs->top->region != id ||
-	    arch_ticks() - rs->top->start[0] >= fold)
-		return 0;
-	fold_top(rs);
-	return 1;
-}
-
 /* An end off the warm path: a read other than the plain one, a begin
  * that was dropped, or unbalanced markers (inside the guard); a call
  * shorter than fold wall ticks is folded into its parent. */

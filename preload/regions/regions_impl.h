@@ -167,13 +167,23 @@ void regions_rewarm(struct region_state *rs);
 /* Room for one more frame and for region id's activation count; 0 when
  * there is none (the begin was dropped). */
 int regions_make_room(struct region_state *rs, uint32_t id);
-/* An end that folds its call, cheaply: the tick read alone, no other
- * value read (under min= most calls are short). 0 when the call is not
- * one to fold (open elsewhere, or long): regions_end_measured then. */
-int regions_fold_short(struct region_state *rs, uint32_t id, uint64_t fold);
 /* An end off the warm path, inside the guard (fold: regions_end_fold). */
 void regions_end_measured(struct region_state *rs, struct counters *c, uint32_t id,
 			  uint64_t fold);
+
+/* Pop the top frame without charging its site: its cost stays in its
+ * parent's exclusive value, and what closed inside it counts as closed
+ * inside the parent (PMCSHIM_FUNCTIONS' min=). */
+static inline void fold_top(struct region_state *rs)
+{
+	struct frame *f = rs->top--;
+	struct frame *parent = f - 1;
+
+	parent->children += f->children;
+	for (int i = 0; i < rs->nv && i < VALUES_MAX; i++)
+		parent->child[i] += f->child[i];
+	f->slot->open--;
+}
 
 /* markers.c, for regions_init: the copy of the markers for nv values
  * (1 to VALUES_MAX; any other, the copy for 1). */
