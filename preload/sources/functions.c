@@ -408,6 +408,7 @@ static inline __attribute__((always_inline)) void leave(void *fn)
 	id = regions_top_function(&t->rs, (uintptr_t)fn);
 	if (!id && (!(id = known((uintptr_t)fn)) || id == UNSEEN))
 		return;
+	arch_barrier();	/* the function's work done (__cyg_profile_func_exit) */
 	if (fold)
 		regions_end_fold(&t->rs, &t->ctr, id, fold);
 	else
@@ -508,11 +509,13 @@ static __attribute__((noinline)) void enter_timed(void *fn, void *site,
 
 static __attribute__((noinline)) void leave_timed(void *fn)
 {
-	uint64_t a = arch_ticks(), b, start = 0, children = 0, read;
+	uint64_t a, b, start = 0, children = 0, read;
 	struct thread_state *t = shim_thread();
 	struct frame *f = t ? t->rs.top : NULL;
 	int whole = f && f != t->rs.frames && !__atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
 
+	arch_barrier();	/* the function's wait is not the hook's cost */
+	a = arch_ticks();
 	if (whole)
 		start = f->start[0], children = f[-1].child[0];
 	leave(fn);
@@ -566,8 +569,9 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 		enter(fn, site, &c);
 }
 
-/* The exit waits for the function's own work (arch_barrier: lfence,
- * isb) before it reads the time. A tick read does not wait: the loads a
+/* The exit of a function recorded waits for the function's own work
+ * (arch_barrier: lfence, isb) before it reads the time (leave; a timed
+ * exit, before it starts its clock). A tick read does not wait: the loads a
  * function left in flight would finish after it, inside the hook, and
  * so land in what runs next, or in a timed hook's cost, which the
  * calibration takes out. A function of 8 cache misses a call
@@ -581,7 +585,6 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
-	arch_barrier();
 	if (unlikely(costs.exit_left-- == 0))
 		leave_timed(fn);
 	else
