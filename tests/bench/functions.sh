@@ -8,6 +8,7 @@
 # it its rows say so.
 #   B=build ROUNDS=3 sh tests/bench/functions.sh
 B=${B:-build}
+HERE=$PWD/tests/bench
 ROUNDS=${ROUNDS:-5}
 SHIM=$PWD/$B/libpmcshim.so
 R=$PWD/$B/pmcshim-report
@@ -16,22 +17,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-functions.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 1
 have_uftrace=$(command -v uftrace)
-# at a real-time priority where allowed (root): a shared machine's other
-# work then waits, not the runs timed
-rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
-
-# cpu NAME COMMAND...: run it, its CPU seconds (children's too) kept as
-# the best so far of NAME in $tmp/NAME.best
-cpu() {
-	n=$1
-	shift
-	$rt /usr/bin/time -f '%U %S' -o "$tmp/$n.time" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
-		{ echo "$n: failed: $(head -2 "$tmp/$n.err")" >&2; return 1; }
-	s=$(awk '{ print $1 + $2 }' "$tmp/$n.time")
-	b=$(cat "$tmp/$n.best" 2>/dev/null || echo 1e9)
-	awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$s" >"$tmp/$n.best"
-	return 0
-}
+. "$HERE/cpu.sh"
 
 # sum_of REPORT: the exclusive times' sum, less what the thread waited
 # (wall less CPU: preempted, not running), a line of sums, and its calls

@@ -20,6 +20,7 @@
 # bench` (it downloads and builds Lua).
 #   B=build ROUNDS=3 LUA_SRC=/path/to/lua-5.4.4 sh tests/bench/lua.sh
 B=${B:-build}
+HERE=$PWD/tests/bench
 ROUNDS=${ROUNDS:-5}
 SHIM=$PWD/$B/libpmcshim.so
 R=$PWD/$B/pmcshim-report
@@ -58,20 +59,7 @@ build pg -pg
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-lua.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 1
-rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
-
-# cpu NAME COMMAND...: its CPU seconds (children's too), the best so far
-# kept in $tmp/NAME.best
-cpu() {
-	n=$1
-	shift
-	$rt /usr/bin/time -f '%U %S' -o "$tmp/$n.time" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
-		{ echo "$n: failed: $(head -2 "$tmp/$n.err")" >&2; return 1; }
-	s=$(awk '{ print $1 + $2 }' "$tmp/$n.time")
-	b=$(cat "$tmp/$n.best" 2>/dev/null || echo 1e9)
-	awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$s" >"$tmp/$n.best"
-	return 0
-}
+. "$HERE/cpu.sh"
 
 for r in $(seq "$ROUNDS"); do
 	cpu plain "$out/plain" "$WORK"
