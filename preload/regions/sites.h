@@ -20,10 +20,13 @@
 /* The cache's slots (powers of two): SITE_CACHE at first, grown 8 times
  * over once the thread has twice as many sites as slots, up to
  * SITE_CACHE_MAX. A thread with few sites (markers) keeps 2 kB; one with
- * thousands (a program built with -finstrument-functions: Lua missed the
- * first cache at 11% of its calls, 2% with 2048 slots) gets 16 kB. */
+ * thousands (a program built with -finstrument-functions) gets 16 kB at
+ * 512 sites, 128 kB at 4096. Lua (6,600 sites) missed the first cache at
+ * 11% of its begins, 2-3% with 2048 slots, 0.5% with 16384: the misses
+ * fall on some functions' callers more than others', so the fewer the
+ * better the profile. */
 #define SITE_CACHE 256
-#define SITE_CACHE_MAX 2048
+#define SITE_CACHE_MAX 16384
 
 struct site {
 	struct rf_site *rec;		/* in the report file */

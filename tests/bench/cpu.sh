@@ -4,14 +4,21 @@
 rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
 
 # cpu NAME COMMAND...: run it, its CPU seconds (user + system, children's
-# too) kept as the best so far of NAME in $tmp/NAME.best
+# too) kept as the best so far of NAME in $tmp/NAME.best, its wall
+# seconds in $tmp/NAME.wall (the best, apart)
 cpu() {
 	n=$1
 	shift
-	$rt /usr/bin/time -f '%U %S' -o "$tmp/$n.time" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
+	$rt /usr/bin/time -f '%U %S %e' -o "$tmp/$n.time" "$@" >"$tmp/$n.out" 2>"$tmp/$n.err" ||
 		{ echo "$n: failed: $(head -2 "$tmp/$n.err")" >&2; return 1; }
-	s=$(awk '{ print $1 + $2 }' "$tmp/$n.time")
-	b=$(cat "$tmp/$n.best" 2>/dev/null || echo 1e9)
-	awk -v s="$s" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$s" >"$tmp/$n.best"
+	keep_least "$n.best" "$(awk '{ print $1 + $2 }' "$tmp/$n.time")"
+	keep_least "$n.wall" "$(awk '{ print $3 }' "$tmp/$n.time")"
+	return 0
+}
+
+# keep_least FILE VALUE: VALUE into $tmp/FILE where it is less
+keep_least() {
+	b=$(cat "$tmp/$1" 2>/dev/null || echo 1e9)
+	awk -v s="$2" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$2" >"$tmp/$1"
 	return 0
 }

@@ -60,6 +60,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-lua.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 1
 . "$HERE/cpu.sh"
+# Not at a real-time priority: the kernel throttles such a task 50 ms in
+# every second it runs (sched_rt_runtime_us), and a run of over a second
+# under the hooks had that 50 ms in one call of whatever ran then
+# (str_sub, luaH_getshortstr: 13-19% of a profile).
+rt=
 
 for r in $(seq "$ROUNDS"); do
 	cpu plain "$out/plain" "$WORK"
@@ -79,14 +84,14 @@ for r in $(seq "$ROUNDS"); do
 		cpu uftrace uftrace record -d "$tmp/uft" "$out/pg" "$WORK"
 done
 
-plain=$(cat plain.best)
+plain=$(cat plain.best) plainw=$(cat plain.wall)
 row() {	# row NAME LABEL
 	[ -f "$1.best" ] || return 0
-	awk -v l="$2" -v s="$(cat "$1.best")" -v p="$plain" \
-		'BEGIN { printf "%-46s %8.3f %7.2fx\n", l, s, s / p }'
+	awk -v l="$2" -v s="$(cat "$1.best")" -v p="$plain" -v w="$(cat "$1.wall")" -v pw="$plainw" \
+		'BEGIN { printf "%-46s %8.3f %7.2fx %8.2f %7.1fx\n", l, s, s / p, w, w / pw }'
 }
 echo "== Lua 5.4 ($(basename "$src")), $(basename "$WORK"): $(cat calls) function calls"
-printf '%-46s %8s %8s\n' "" "CPU s" "x plain"
+printf '%-46s %8s %8s %8s %8s\n' "" "CPU s" "x plain" "wall s" "x plain"
 row plain "plain -O2"
 row fi-alone "-finstrument-functions, glibc's empty hooks"
 row pmcshim "pmcshim, PMCSHIM_EVENTS=none"
@@ -123,4 +128,4 @@ if command -v perf >/dev/null; then
 else
 	echo "  perf: not installed: no comparison"
 fi
-echo "best of $ROUNDS rounds each; CPU time: user + system${rt:+; at a real-time priority}"
+echo "best of $ROUNDS rounds each; CPU time: user + system; wall: /usr/bin/time's, to 10 ms${rt:+; at a real-time priority}"
