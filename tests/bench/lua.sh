@@ -8,7 +8,8 @@
 #   - CPU time (user + system, best of ROUNDS alternating rounds) plain,
 #     with glibc's empty hooks, under pmcshim (no events, and the
 #     machine's default events), gprof and uftrace (where installed);
-#   - pmcshim's exclusive times' sum against the plain CPU time;
+#   - pmcshim's exclusive times' sum (less the time its thread waited,
+#     preempted) against the plain CPU time;
 #   - the top 5 functions by exclusive time against perf record's (where
 #     perf is installed: cpu-clock, DWARF call graphs, each sample charged
 #     to the first Lua function on its stack, so that libc's time is its
@@ -72,10 +73,13 @@ for r in $(seq "$ROUNDS"); do
 	rm -rf "$tmp/pmc" "$tmp/pmcd" && mkdir "$tmp/pmc" "$tmp/pmcd"
 	cpu pmcshim env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_OUTPUT="$tmp/pmc/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
-	"$R" --format csv "$tmp/pmc"/*.pmc | awk -F, '
+	# the sum less what the thread waited (wall less CPU: preempted)
+	thr=$("$R" --format json "$tmp/pmc"/*.pmc | grep -o '"wall_ns": [0-9]*, "cpu_ns": [0-9]*' |
+		head -1)
+	"$R" --format csv "$tmp/pmc"/*.pmc | awk -F, -v thr="$thr" '
 		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		{ e += $h["wall_excl_ns"]; c += $h["calls"]; x[$h["region"]] += $h["wall_excl_ns"] }
-		END { print e / 1e9 >>"sums"; print c >"calls"
+		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>"sums"; print c >"calls"
 		      for (f in x) printf "%s %.0f\n", f, 1000 * x[f] / e >"top.'"$r"'" }'
 	cpu pmcshim-default env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$tmp/pmcd/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
@@ -100,8 +104,8 @@ row gprof "gprof (-pg)"
 if [ -f uftrace.best ]; then row uftrace "uftrace record (-pg build)"
 else echo "uftrace: not installed: its row is skipped"; fi
 sort -n sums | awk -v p="$plain" '{ v[NR] = $1 } END {
-	printf "pmcshim exclusive times add up to %.3f s (median of %d; %.3f to %.3f): " \
-	       "%.2fx the plain CPU time\n", v[int((NR + 1) / 2)], NR, v[1], v[NR], v[int((NR + 1) / 2)] / p }'
+	printf "pmcshim exclusive times add up to %.3f s (median of %d; %.3f to %.3f; less the " \
+	       "thread'"'"'s waits): %.2fx the plain CPU time\n", v[int((NR + 1) / 2)], NR, v[1], v[NR], v[int((NR + 1) / 2)] / p }'
 
 # perf_top BINARY: Lua's functions by samples, each sample charged to the
 # first frame in BINARY (libc's time to its Lua caller), per mille
