@@ -1,6 +1,7 @@
-# The bench scripts' timing (tests/bench/functions.sh, lua.sh), sourced
-# once $tmp exists: runs at a real-time priority where allowed (root: a
-# shared machine's other work then waits, not the runs timed).
+# The function benches' timing and sums (tests/bench/functions.sh,
+# lua.sh), sourced in $tmp, with R the reader: runs at a real-time
+# priority where allowed (root: a shared machine's other work then
+# waits, not the runs timed).
 rt=; chrt -f 1 true 2>/dev/null && rt="chrt -f 1"
 
 # cpu NAME COMMAND...: run it, its CPU seconds (user + system, children's
@@ -21,4 +22,18 @@ keep_least() {
 	b=$(cat "$tmp/$1" 2>/dev/null || echo 1e9)
 	awk -v s="$2" -v b="$b" 'BEGIN { exit !(s < b) }' && echo "$2" >"$tmp/$1"
 	return 0
+}
+
+# sum_of REPORT [SHARES]: the exclusive times' sum, less what the thread
+# waited (wall less CPU: preempted, not running), a line of sums, and its
+# calls in calls; with SHARES, each function's exclusive time in per
+# mille of the sum into $tmp/SHARES
+sum_of() {
+	thr=$("$R" --format json "$1" | grep -o '"wall_ns": [0-9]*, "cpu_ns": [0-9]*' | head -1)
+	"$R" --format csv "$1" | awk -F, -v thr="$thr" -v shares="${2:+$tmp/$2}" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ e += $h["wall_excl_ns"]; c += $h["calls"]; x[$h["region"]] += $h["wall_excl_ns"] }
+		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>"sums"
+		      print c >"calls"
+		      if (shares != "") for (f in x) printf "%s %.0f\n", f, 1000 * x[f] / e >shares }'
 }

@@ -19,18 +19,6 @@ cd "$tmp" || exit 1
 have_uftrace=$(command -v uftrace)
 . "$HERE/cpu.sh"
 
-# sum_of REPORT: the exclusive times' sum, less what the thread waited
-# (wall less CPU: preempted, not running), a line of sums, and its calls
-# in calls
-sum_of() {
-	thr=$("$R" --format json "$1" | grep -o '"wall_ns": [0-9]*, "cpu_ns": [0-9]*' | head -1)
-	"$R" --format csv "$1" | awk -F, -v thr="$thr" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		{ e += $h["wall_excl_ns"]; c += $h["calls"] }
-		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>"sums"
-		      print c >"calls" }'
-}
-
 for r in $(seq "$ROUNDS"); do
 	cpu plain "$P"
 	cpu fi-alone "$P-fi"

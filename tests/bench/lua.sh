@@ -73,14 +73,7 @@ for r in $(seq "$ROUNDS"); do
 	rm -rf "$tmp/pmc" "$tmp/pmcd" && mkdir "$tmp/pmc" "$tmp/pmcd"
 	cpu pmcshim env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_OUTPUT="$tmp/pmc/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
-	# the sum less what the thread waited (wall less CPU: preempted)
-	thr=$("$R" --format json "$tmp/pmc"/*.pmc | grep -o '"wall_ns": [0-9]*, "cpu_ns": [0-9]*' |
-		head -1)
-	"$R" --format csv "$tmp/pmc"/*.pmc | awk -F, -v thr="$thr" '
-		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
-		{ e += $h["wall_excl_ns"]; c += $h["calls"]; x[$h["region"]] += $h["wall_excl_ns"] }
-		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>"sums"; print c >"calls"
-		      for (f in x) printf "%s %.0f\n", f, 1000 * x[f] / e >"top.'"$r"'" }'
+	sum_of "$tmp/pmc"/*.pmc "top.$r"
 	cpu pmcshim-default env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$tmp/pmcd/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
 	cpu gprof "$out/pg" "$WORK"
@@ -125,8 +118,9 @@ if command -v perf >/dev/null; then
 	for b in plain fi; do
 		perf_top "$out/$b" >"perf.$b" || { echo "perf record failed: skipped"; break; }
 		printf '  perf record, %-6s ' "$b:"; top5 "perf.$b"
+		names5 "perf.$b" >"perf5.$b"
 		for r in $(seq "$ROUNDS"); do
-			printf '%d ' "$(names5 "top.$r" | grep -cxF -f "$(names5 "perf.$b" >"p5"; echo p5)")"
+			printf '%d ' "$(names5 "top.$r" | grep -cxF -f "perf5.$b")"
 		done | awk -v b="$b" '{ printf "  pmcshim top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
 	done
 else
