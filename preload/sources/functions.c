@@ -514,7 +514,10 @@ static __attribute__((noinline)) void leave_timed(void *fn)
 	struct frame *f = t ? t->rs.top : NULL;
 	int whole = f && f != t->rs.frames && !__atomic_load_n(&fold_ticks, __ATOMIC_RELAXED);
 
-	arch_barrier();	/* the function's wait is not the hook's cost */
+	/* the function's wait is not the hook's cost; leave's own barrier,
+	 * which then waits for nothing, is timed as the hook's, as it is
+	 * taken out of every call */
+	arch_barrier();
 	a = arch_ticks();
 	if (whole)
 		start = f->start[0], children = f[-1].child[0];
@@ -562,7 +565,6 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct hook_call c = HOOK_CALL();
 
-
 	if (unlikely(costs.enter_left-- == 0))
 		enter_timed(fn, site, &c);
 	else
@@ -579,9 +581,10 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
  * On Lua 5.4 (27 M calls), luaV_lessthan, 2% of the plain binary's
  * instructions, came first in the table with 15-17% of the time, and
  * l_strcmp, first under perf record, had 4-8%; with it, l_strcmp comes
- * first (31-34%) and the top five agree with perf's but one. It costs
- * about 40% more time under the hooks there (0.9 s -> 1.26 s); a barrier
- * at the enter as well doubles it for little more. */
+ * first (30-36%) and four of the top five are in perf's (make
+ * bench-lua). It costs about 40% more time under the hooks there (0.9 s
+ * -> 1.26 s); a barrier at the enter as well cost a third more again
+ * for no better order. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)site;
