@@ -48,6 +48,12 @@ enum rf_flag {
 	RF_SERIALIZED = 4,	/* counter reads had ordering barriers */
 	RF_CUT = 8,		/* cut short while the process ran: see cut_size */
 	RF_TREE = 16,		/* sites name their parent site (rf_site.parent) */
+	/* PMCSHIM_FUNCTIONS=sampled: the sites of function regions
+	 * (RF_FROM_FUNCTIONS) count their calls exactly, and v[0] holds ns
+	 * of CPU time from task-clock samples (incl: the samples taken while
+	 * the site was open, excl: while it was innermost), not wall ticks;
+	 * no min or max, no event's value. */
+	RF_FN_SAMPLED = 32,
 	/* A whole-machine report (pmcshim --system): RF_SYS_* records, no
 	 * threads or sites. A bit well apart from the others. */
 	RF_SYSTEM = 1u << 16,

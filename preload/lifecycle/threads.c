@@ -21,6 +21,7 @@
 
 #include "calibrate.h"
 #include "base/clock.h"
+#include "regions/counted.h"
 #include "regions/guard.h"
 #include "report/mapfile.h"
 #include "report/sigmask.h"
@@ -336,8 +337,11 @@ static void snapshot_others(struct thread_state *self)
 	if (try_lock_registry() != 0)
 		return;
 	for (struct thread_state *t = registry; t; t = t->next)
-		if (t != self)
+		if (t != self) {
 			store_totals(t, 0, RF_T_SNAPSHOT);
+			if (t->rs.counted)	/* their calls so far */
+				counted_publish(t->rs.counted);
+		}
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -351,6 +355,8 @@ void threads_end_process(int close_open)
 		regions_finish(&self->rs, &self->ctr);
 		guard_leave();
 	}
+	if (self && self->rs.counted)	/* (regions_finish does it too) */
+		counted_publish(self->rs.counted);
 	if (self)
 		store_totals(self, 1, RF_T_EXITED);
 	snapshot_others(self);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct region_state;
+struct counted;
 
 /* The shim's words of the calling thread, in one block: a marker finds
  * them all with one thread-local look-up. */
@@ -18,6 +19,9 @@ struct shim_tls {
 	struct region_state *hot;
 	long guard;			/* guard.h */
 	struct region_state *regions;	/* the thread's, once set up */
+	/* Its function hooks' stack with PMCSHIM_FUNCTIONS=sampled (counted.h),
+	 * from the first call on; NULL otherwise. */
+	struct counted *counted;
 };
 extern __thread struct shim_tls shim_tls __attribute__((visibility("hidden")));
 

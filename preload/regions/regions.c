@@ -9,12 +9,16 @@
 
 #include "regions_impl.h"
 
+#include "counted.h"
 #include "entry.h"
 #include "guard.h"
 #include "names.h"
 
 void regions_release(struct region_state *rs)
 {
+	if (rs->counted)
+		counted_release(rs->counted);
+	rs->counted = NULL;
 	sites_release(&rs->sites);
 	arena_release(&rs->arena);
 	rs->frames = rs->top = rs->frames_last = rs->warm_top = NULL;
@@ -282,6 +286,7 @@ void regions_init(struct region_state *rs, struct counters *c, int nvalues, int 
 void regions_attach(struct region_state *rs)
 {
 	shim_tls.regions = rs;
+	shim_tls.counted = rs ? rs->counted : NULL;
 	if (!shim_tls.guard)	/* else guard_leave sets it */
 		shim_tls.hot = rs;
 }
@@ -333,6 +338,8 @@ void regions_finish(struct region_state *rs, struct counters *c)
 
 	if (dropped)
 		regions_record_error(rs, RF_ERR_REENTRANT, 0, 0, dropped);
+	if (rs->counted)
+		counted_publish(rs->counted);
 	regions_read_values(rs, c, now, &times);
 	while (open_count(rs) > 0) {
 		uint32_t id = rs->top->region;
@@ -376,5 +383,7 @@ void regions_after_fork(struct region_state *rs, struct counters *c)
 		rs->forked_at = f->start[0];
 	}
 	rs->inherited = open_count(rs);
+	if (rs->counted)	/* its sites were zeroed */
+		counted_after_fork(rs->counted);
 	regions_rewarm(rs);	/* the child's counters: maybe fewer, read() or narrow */
 }

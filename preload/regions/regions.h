@@ -116,6 +116,7 @@ struct region_state {
 	struct region_slot *slots;	/* by region id */
 	uint32_t slots_cap;
 	struct sites sites;		/* the thread's accumulators */
+	struct counted *counted;	/* sampled function hooks' (counted.h) */
 	struct region_error *errors;
 	struct name_slot names[NAME_CACHE];	/* 32 bytes each: an index is a shift */
 	char *refused[NAME_CACHE];	/* per name slot: NAMES_MAX_LEN + 1 bytes, once needed */

@@ -771,7 +771,7 @@ static void set_identity(struct rf_header *h)
 	h->before_wall_ns = clock_start_before_ns(h->proc_start);
 }
 
-static void fill_header(const struct mapfile_process *p)
+static void fill_header(const struct config *cfg, const struct mapfile_process *p)
 {
 	struct rf_header *h = header();
 
@@ -781,6 +781,8 @@ static void fill_header(const struct mapfile_process *p)
 	h->state = RF_RUNNING;
 	h->stack_depth = (uint32_t)p->stack_depth;
 	h->flags = RF_TREE;	/* sites.c records each site's parent */
+	if (cfg->functions_sampled)	/* (regions/counted.h) */
+		h->flags |= RF_FN_SAMPLED;
 	set_identity(h);
 	copy(h->clock_source, sizeof(h->clock_source), ARCH_TICKS_NAME);
 	copy(h->user_read, sizeof(h->user_read), ARCH_USER_READ_NAME);
@@ -824,7 +826,7 @@ int mapfile_create(const struct config *cfg, const struct mapfile_process *p)
 	file_ino = st.st_ino;
 	file_size = FIRST_SIZE;
 	tail_now = RF_HEADER_SIZE;
-	fill_header(p);
+	fill_header(cfg, p);
 	shadow = *header();
 	if (sysconf(_SC_PAGESIZE) > 0 && sysconf(_SC_PAGESIZE) <= PAGE_MAX)
 		page_size = (uint64_t)sysconf(_SC_PAGESIZE);

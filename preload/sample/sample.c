@@ -45,6 +45,9 @@ typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn *real_sigaction;
 static int hz;
 static struct sample_by by;	/* PMCSHIM_SAMPLE=EVENT@PERIOD: by.set */
+/* PMCSHIM_FUNCTIONS=sampled: task-clock alone, a fixed CPU time per
+ * sample for the functions' times (regions/counted.h) */
+static int time_only;
 /* The event every thread opens: the first that opened. */
 static struct perf_event_attr attr;
 static int attr_known;		/* 1: attr opened; -1: none would */
@@ -148,6 +151,7 @@ void sample_init(const struct config *c)
 	}
 	hz = c->sample;
 	by = c->sample_by;
+	time_only = c->functions_sampled;
 	sigbus_watch(sample_signal, sample_on_signal, on_app_sigaction);
 	codemap_init();
 }
@@ -196,7 +200,7 @@ static int open_event(void)
 		a.sample_freq = (uint64_t)hz;
 		a.exclude_kernel = 1;
 		text_copy(event_name, sizeof(event_name), "cycles");
-		if ((fd = open_attr(&a)) < 0) {
+		if (time_only || (fd = open_attr(&a)) < 0) {
 			/* task-clock: a sample every 1/hz s of the thread's CPU time */
 			a.type = PERF_TYPE_SOFTWARE;
 			a.config = PERF_COUNT_SW_TASK_CLOCK;

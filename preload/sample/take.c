@@ -14,6 +14,7 @@
 
 #include "base/arch.h"
 #include "counters/counters.h"
+#include "regions/counted.h"
 #include "regions/guard.h"
 #include "regions/regions.h"
 #include "stacks/codemap.h"
@@ -151,6 +152,9 @@ static void take(struct sampler *s, const ucontext_t *uc)
 	valued = s->nvalues > 0 && since_last(s, d);
 	if (s->nvalues > 0 && !valued)
 		drop(s->rec, RF_SAMPLE_UNREAD);
+	/* a counted function's time (PMCSHIM_FUNCTIONS=sampled); period:
+	 * ns of task-clock there */
+	counted_sample((uintptr_t)UC_PC(uc), s->rec->period);
 	codemap_frozen = 1;
 	n = tablewalk_interrupted((uintptr_t)UC_PC(uc), (uintptr_t)UC_SP(uc), (uintptr_t)UC_FP(uc),
 				  SAMPLE_DEPTH - 1, pc, &end);

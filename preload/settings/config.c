@@ -215,6 +215,7 @@ static int load_functions(struct config *c, const char *v)
 		log_error("PMCSHIM_FUNCTIONS='%s': %s; recording every function", v, why);
 		return -1;
 	}
+	c->functions_sampled = scratch->sampled;
 	funcspec_clear(scratch);
 	c->functions = v;
 	return 0;
@@ -439,6 +440,18 @@ void config_load(struct config *c)
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < NVARS; i++)
 		load_var(&vars[i], c);
+	/* sampled function hooks take their time from the sampler's
+	 * task-clock: a fixed CPU time per sample */
+	if (c->functions_sampled && c->sample_by.set) {
+		log_error("PMCSHIM_SAMPLE=%s@%llu with PMCSHIM_FUNCTIONS=sampled: function times "
+			  "come from time samples; sampling task-clock at %d a second",
+			  c->sample_by.event.name, (unsigned long long)c->sample_by.period,
+			  CONFIG_FUNCTIONS_SAMPLE);
+		memset(&c->sample_by, 0, sizeof(c->sample_by));
+		c->sample = 0;
+	}
+	if (c->functions_sampled && !c->sample)
+		c->sample = CONFIG_FUNCTIONS_SAMPLE;
 	for (char **e = environ; e && *e; e++)
 		typo(*e, name, sizeof(name));
 	log_set_quiet(c->quiet);

@@ -40,6 +40,10 @@ static int parse_item(struct funcspec *f, char *item, char *why, size_t len)
 
 	if (!strncmp(item, "min=", 4))
 		return parse_min(f, item + 4, why, len);
+	if (!strcmp(item, "sampled")) {
+		f->sampled = 1;
+		return 0;
+	}
 	if (n >= 2 && item[0] == '/' && item[n - 1] == '/') {
 		item[n - 1] = '\0';
 		if (f->nres == FUNCSPEC_RES_MAX) {
@@ -87,6 +91,12 @@ int funcspec_parse(struct funcspec *f, const char *spec, char *why, size_t len)
 			funcspec_clear(f);
 			return -1;
 		}
+	}
+	/* min= folds a call by its measured length; sampled measures none */
+	if (f->sampled && f->min_ns) {
+		snprintf(why, len, "min= needs each call timed; sampled times none");
+		funcspec_clear(f);
+		return -1;
 	}
 	f->on = f->nnames || f->nres;
 	return 0;

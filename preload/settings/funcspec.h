@@ -1,4 +1,4 @@
-/* PMCSHIM_FUNCTIONS: NAME,/REGEX/,...,min=DURATION, parsed. One
+/* PMCSHIM_FUNCTIONS: NAME,/REGEX/,...,min=DURATION,sampled, parsed. One
  * definition of the syntax, for functions.c (the filter it applies) and
  * config.c (the check at start-up, and the launcher's once per run). */
 #ifndef PMCSHIM_FUNCSPEC_H
@@ -14,6 +14,7 @@
 struct funcspec {
 	int on;				/* names or regexes given: a filter */
 	uint64_t min_ns;		/* min=: shorter calls folded, 0: none */
+	int sampled;			/* sampled: calls counted, time from samples */
 	char text[FUNCSPEC_MAX];	/* the names point into it */
 	const char *names[FUNCSPEC_MAX / 2];
 	int nnames, nres;

@@ -32,6 +32,8 @@
 #include "base/arch.h"
 #include "base/arena.h"
 #include "base/clock.h"
+#include "regions/counted.h"
+#include "regions/entry.h"
 #include "regions/guard.h"
 #include "base/log.h"
 #include "report/mapfile.h"
@@ -66,6 +68,10 @@ static int full_said;
 
 /* PMCSHIM_FUNCTIONS, parsed (checked by config.c before). */
 COLD struct funcspec functions_filter;
+
+/* PMCSHIM_FUNCTIONS=sampled: calls counted, no clock read; their time
+ * comes from the sampler (regions/counted.h). */
+static int counted_only;
 
 /* min= in ticks, once a function is met (0: no folding). */
 static uint64_t fold_ticks;
@@ -255,8 +261,10 @@ static __attribute__((noinline)) uint32_t first_call(uintptr_t fn)
 	uint32_t id = 0;
 	struct slot *s = NULL;
 
-	functions_calibrate();	/* once, before the first function is begun */
-	say_read_cost(shim_thread());
+	if (!counted_only) {	/* (nothing read per call to calibrate) */
+		functions_calibrate();	/* once, before the first function is begun */
+		say_read_cost(shim_thread());
+	}
 	if (!guard_enter())
 		return 0;
 	names_before_first();	/* not under the lock: it runs markers */
@@ -561,14 +569,67 @@ void functions_glue(int64_t in, int64_t child)
 }
 
 
-EXPORT void __cyg_profile_func_enter(void *fn, void *site)
-{
-	struct hook_call c = HOOK_CALL();
+/* --- counted, not timed: PMCSHIM_FUNCTIONS=sampled -------------------- */
 
+/* A call the warm enter could not take: the thread's first, a child not
+ * entered last, entries left behind, a stack too deep. */
+static __attribute__((noinline)) void enter_counted(uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+	struct thread_state *t = shim_thread();
+	struct counted *cs;
+	uint32_t id;
+
+	if (!t)
+		return;
+	id = known(fn);
+	if (unlikely(id == UNSEEN))
+		id = first_call(fn);
+	if (!guard_enter()) {
+		__atomic_add_fetch(&t->rs.reentrant, 1, __ATOMIC_RELAXED);
+		mapfile_drop(RF_DROP_BUSY);
+		return;
+	}
+	if ((cs = counted_of(&t->rs)))
+		counted_enter(cs, fn, site, sp, id);
+	guard_leave();
+}
+
+static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_t fn)
+{
+	if (!guard_enter())	/* (its entry stays: a later call's stack
+				 * pointer shows it left, counted.c) */
+		return;
+	counted_exit(cs, fn);
+	guard_leave();
+}
+
+/* The hooks. Counted: the thread's counted stack (set only with
+ * PMCSHIM_FUNCTIONS=sampled) and the warm paths of counted.h, about 20
+ * instructions each; else timed, every SAMPLE-th call of each hook with
+ * its own cost timed too. */
+/* Out of the exported hook, so that the counted warm path, in it, needs
+ * no register saved. */
+static __attribute__((noinline)) void enter_any(void *fn, void *site, struct hook_call c)
+{
 	if (unlikely(costs.enter_left-- == 0))
 		enter_timed(fn, site, &c);
 	else
 		enter(fn, site, &c);
+}
+
+EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+	struct counted *cs = shim_tls.counted;
+
+	if (cs || counted_only) {
+		uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+
+		if (!cs || !__atomic_load_n(&shim_active, __ATOMIC_RELAXED) ||
+		    !counted_enter_warm(cs, (uintptr_t)fn, (uintptr_t)site, sp))
+			enter_counted((uintptr_t)fn, (uintptr_t)site, sp);
+		return;
+	}
+	enter_any(fn, site, HOOK_CALL());
 }
 
 /* The exit of a function recorded waits for the function's own work
@@ -587,7 +648,14 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
  * for no better order. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
+	struct counted *cs = shim_tls.counted;
+
 	(void)site;
+	if (cs) {
+		if (!counted_exit_warm(cs, (uintptr_t)fn))
+			leave_counted(cs, (uintptr_t)fn);
+		return;
+	}
 	if (unlikely(costs.exit_left-- == 0))
 		leave_timed(fn);
 	else
@@ -658,6 +726,7 @@ static void functions_setup(const struct config *c)
 	cfi_init();	/* the frames' keys (stacks_init does it only for walks) */
 	if (c->functions && *c->functions)	/* else filter stays as it is, off */
 		funcspec_parse(&functions_filter, c->functions, why, sizeof(why));
+	counted_only = functions_filter.sampled;
 }
 
 __attribute__((constructor)) static void functions_register(void)

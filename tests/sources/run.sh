@@ -8,8 +8,10 @@
 #   threads meeting the same functions at once,
 #   the program without the shim (glibc's no-op hooks: same output),
 #   functions of known costs (1:2:3 exclusive shares, exclusive times that
-#   add up to the CPU time), a function whose cost is cache misses (its
-#   time its own, as the program measured it), a
+#   add up to the CPU time), the same with PMCSHIM_FUNCTIONS=sampled
+#   (exact calls, shares from samples) and its hooks single-stepped
+#   (no tick read), a function whose cost is cache misses (its time its
+#   own, as the program measured it), a
 #   plugin dlclose'd and another loaded at its address (each counted
 #   under its own names, its markers' stacks named after it);
 #   OpenMP, the same program built with gcc (libgomp, interposed) and
@@ -253,6 +255,83 @@ case $got in
 ok*) result functions_loads_in_flight ok ;;
 *) result functions_loads_in_flight fail "$got" "$(head -3 "$tmp/chase.err")" ;;
 esac
+
+# The same functions with PMCSHIM_FUNCTIONS=sampled (calls counted, time
+# from task-clock samples): calls exact (300,000 of each work, 2,700,000
+# of nothing), the values resting on samples, the 1:2:3 exclusive shares
+# within 5 points, and the estimates adding up to the CPU time of the same
+# binary without the shim: asserted within 35% (timing every call once
+# gave 2x), the goal within 10% printed as GOAL NOT MET where no try meets
+# it (the hooks' own time is left out, but what they cost the functions
+# around them, in caches and predictors, is not: 1.03-1.13 on a quiet
+# machine here, 1.13-1.25 at a load of 19 on 2 cores). CPU time both
+# sides, so no real-time priority; a loaded machine moves the plain run's
+# CPU time too: 3 tries, each with its own plain run. Before: the keyword
+# was refused (every function timed, no samples).
+sampled_once() {
+	plain=$("$S/costs" | awk '{ print $2 }')
+	mkdir -p "$tmp/scosts"
+	rm -f "$tmp/scosts"/*.pmc
+	PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_FUNCTIONS=sampled PMCSHIM_OUTPUT="$tmp/scosts/" \
+		LD_PRELOAD="$SHIM" "$S/costs" >"$tmp/scosts.out" 2>"$tmp/scosts.err"
+	"$R" --format csv "$tmp/scosts"/*.pmc >"$tmp/scosts.csv" 2>>"$tmp/scosts.err"
+	awk -F, -v plain="$plain" '
+		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ ex[$h["region"]] += $h["wall_excl_ns"]; tot += $h["wall_excl_ns"]
+		  n[$h["region"]] = $h["calls"]; smp += $h["wall_samples"] }
+		END {
+			if (!tot || !plain) { print "no values"; exit }
+			s1 = 100 * ex["work1"] / tot; s2 = 100 * ex["work2"] / tot
+			s3 = 100 * ex["work3"] / tot; r = tot / plain
+			calls = n["work1"] == 300000 && n["work2"] == 300000 && n["work3"] == 300000 &&
+				n["nothing"] == 2700000 && n["drive"] == 1 && n["down"] == 13
+			ok = calls && smp > 0 && s1 > 100/6 - 5 && s1 < 100/6 + 5 &&
+			     s2 > 100/3 - 5 && s2 < 100/3 + 5 && s3 > 45 && s3 < 55 && r > 0.9 && r < 1.35
+			printf "%s shares %.1f%% %.1f%% %.1f%%, sum %.0f ms against %.0f ms " \
+				"(%.3f), %d samples, calls %s\n", !ok ? "off" : r < 1.1 ? "ok" : "near", s1, s2, s3,
+				tot / 1e6, plain / 1e6, r, smp, calls ? "exact" : "WRONG"
+		}' "$tmp/scosts.csv"
+}
+sampled_said= tries=0 near=
+while [ $tries -lt 3 ]; do
+	got=$(sampled_once)
+	sampled_said="$sampled_said${sampled_said:+; }$got"
+	case $got in ok*) break ;; near*) near=$got ;; esac
+	tries=$((tries + 1))
+done
+case $got in off*) [ -n "$near" ] && got=$near ;; esac
+case $got in
+ok*) result functions_sampled_known_costs ok ;;
+near*) result functions_sampled_known_costs ok
+	echo "    GOAL NOT MET: sampled sums within 10% of the CPU time: $sampled_said" ;;
+*) result functions_sampled_known_costs fail "$sampled_said" "$(head -3 "$tmp/scosts.err")" ;;
+esac
+
+# The sampled hooks read no clock: tickstep single-steps 100 rounds of
+# notick's functions (300 calls, hooks included) once every function was
+# met, and counts the rdtsc/rdtscp executed: 0 in sampled mode, and the
+# same window in timed mode reads at least 2 per call (the check that the
+# count sees them). The sampler at 1 Hz: a signal per 250 us of a
+# single-stepped CPU would never end. x86-64 only (77: skipped).
+tick_reads() {
+	PMCSHIM_SAMPLE=1 PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_FUNCTIONS=$1 \
+		PMCSHIM_OUTPUT="$tmp/notick/" TICKSTEP_PRELOAD="$SHIM" \
+		"$S/tickstep" "$S/notick" 100 traced 2>>"$tmp/notick.err" | awk '$1 == "steps" { print $4 }'
+}
+mkdir -p "$tmp/notick"
+"$S/tickstep" "$S/notick" 1 traced >/dev/null 2>&1
+if [ $? = 77 ]; then
+	result functions_sampled_no_tick_read "skip:x86-64 only (tickstep counts rdtsc opcodes)"
+else
+	sampled_ticks=$(tick_reads sampled) timed_ticks=$(tick_reads "")
+	if [ "$sampled_ticks" = 0 ] && [ "${timed_ticks:-0}" -ge 600 ]; then
+		result functions_sampled_no_tick_read ok
+	else
+		result functions_sampled_no_tick_read fail \
+			"tick reads in 300 calls: sampled '$sampled_ticks', timed '$timed_ticks'" \
+			"$(head -3 "$tmp/notick.err")"
+	fi
+fi
 
 # A plugin unloaded and another loaded at its very address (alpha_* in
 # A, beta_* in B, the same code): each function counted under its own
@@ -591,8 +670,17 @@ if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/funcs" ]; then
 	got=$(per_thread_calls tsan_threads)
 	[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result tsan_functions_threads ok ||
 		result tsan_functions_threads fail "exit $rc; $got" "$(head -20 "$tmp/tsan_threads.err")"
+	# sampled: the counted frames, and the handler that adds to their sites
+	PMCSHIM_FUNCTIONS=sampled PMCSHIM_SAMPLE=20000 PMCSHIM_STACK_METHOD=fp \
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
+		PRELOAD="$PWD/$B/tsan/libpmcshim.so" shim tsan_sampled "$B/tsan/sources/funcs" threads
+	csv tsan_sampled --threads
+	got=$(per_thread_calls tsan_sampled)
+	[ $rc = 0 ] && [ "$got" = "4xfib=465,worker=1," ] && result tsan_functions_sampled ok ||
+		result tsan_functions_sampled fail "exit $rc; $got" "$(head -20 "$tmp/tsan_sampled.err")"
 else
 	result tsan_functions_threads "skip:no TSan shim or TSan build of the program"
+	result tsan_functions_sampled "skip:no TSan shim or TSan build of the program"
 fi
 if [ -f "$B/tsan/libpmcshim.so" ] && [ -x "$B/tsan/sources/jumps" ]; then
 	PMCSHIM_STACK_METHOD=fp TSAN_OPTIONS=halt_on_error=1:exitcode=66 \
@@ -615,6 +703,20 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	got=$(calls_of asan_funcs)
 	[ $rc = 0 ] && [ "$got" = "$fwant" ] && result asan_functions ok ||
 		result asan_functions fail "exit $rc; $got" "$(head -5 "$tmp/asan_funcs.err")"
+	# sampled: exact calls, and longjmp's frames closed the counted way
+	# (no folded check: a path without samples has no weight there)
+	PMCSHIM_FUNCTIONS=sampled PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" \
+		shim asan_sfuncs "$S/funcs"
+	csv asan_sfuncs
+	got=$(calls_of asan_sfuncs)
+	PMCSHIM_FUNCTIONS=sampled PRELOAD="$asan_rt $PWD/$B/asan/libpmcshim.so" \
+		shim asan_sjumps "$S/jumps"
+	csv asan_sjumps
+	[ $rc = 0 ] && [ "$(calls_of asan_sjumps)" = "$jwant" ] && [ "$got" = "$fwant" ] &&
+	   "$R" "$tmp/asan_sjumps"/*.pmc 2>&1 | grep -q '^#   9201 calls closed by resync in 3 regions: ' &&
+		result asan_functions_sampled ok ||
+		result asan_functions_sampled fail "exit $rc; $got" "$(head -5 "$tmp/asan_sfuncs.err" \
+			"$tmp/asan_sjumps.err")"
 	# (frame-pointer stacks: at depth 8 libgomp's frames send the walk to
 	# libunwind, whose dynamic TLS in libgomp's threads crashes
 	# LeakSanitizer's tracer at exit: "Tracer caught signal 11")
@@ -637,6 +739,7 @@ if [ -f "$B/asan/libpmcshim.so" ] && [ -f "$asan_rt" ]; then
 	fi
 else
 	result asan_functions "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
+	result asan_functions_sampled "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_functions_longjmp "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_gcc "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"
 	result asan_omp_nest_clang "skip:no ASan shim ($B/asan/libpmcshim.so) or libasan"

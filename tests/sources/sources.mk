@@ -17,6 +17,14 @@ $(B)/tests/sources/chase: tests/sources/chase.c | $(B)/tests/sources
 $(B)/tests/sources/costs: tests/sources/costs.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O2 -g -finstrument-functions -o $@ $<
 
+# Functions called in a window that tickstep single-steps, counting the
+# tick reads (sampled hooks make none).
+$(B)/tests/sources/notick: tests/sources/notick.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+
+$(B)/tests/sources/tickstep: tests/sources/tickstep.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $<
+
 # The same under TSan (with the TSan shim: the functions' table is read
 # without a lock while threads add to it).
 $(B)/tsan/sources/funcs: tests/sources/funcs.c
@@ -63,7 +71,7 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 $(B)/tests/sources/ompnest-clang: tests/sources/ompnest.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/notick $(B)/tests/sources/tickstep $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
 	$(B)/tests/sources/manyfuncs $(B)/tests/sources/ompnest-gcc \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \

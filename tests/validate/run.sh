@@ -42,6 +42,7 @@ PMCSHIM_SERIALIZE|2|PMCSHIM_SERIALIZE='"'2'"': want 0 or 1; using 0
 PMCSHIM_MPI|perhaps|PMCSHIM_MPI='"'perhaps'"': want 0 or 1; using 1
 PMCSHIM_OPENMP|2|PMCSHIM_OPENMP='"'2'"': want 0 or 1; using 1
 PMCSHIM_FUNCTIONS|min=5|PMCSHIM_FUNCTIONS='"'min=5'"': min=5: want a duration such as 500ns, 20us, 5ms, 1s; recording every function
+PMCSHIM_FUNCTIONS|sampled,min=5us|PMCSHIM_FUNCTIONS='"'sampled,min=5us'"': min= needs each call timed; sampled times none; recording every function
 PMCSHIM_LIKWID|2|PMCSHIM_LIKWID='"'2'"': want 0 or 1; using 1
 PMCSHIM_PAPI|x|PMCSHIM_PAPI='"'x'"': want 0 or 1; using 1
 PMCSHIM_NVTX|on|PMCSHIM_NVTX='"'on'"': want 0 or 1; using 1

@@ -36,6 +36,21 @@ bool note_calibration(FILE *out, const struct report *r)
 	return true;
 }
 
+void note_fn_sampled(FILE *out, const struct report *r)
+{
+	char b[32];
+
+	if (!r->fn_sampled)
+		return;
+	fprintf(out, "#   functions counted, not timed (PMCSHIM_FUNCTIONS=sampled): exact calls; "
+		"their time is CPU time from task-clock samples");
+	if (r->nsamples && r->samples[0]->period)
+		fprintf(out, " (one every %s of a thread's CPU)",
+			fmt_num(b, r->samples[0]->period, H_TIME));
+	fprintf(out, ", not wall time, the hooks' own left out; no min or max, no event "
+		"values\n");
+}
+
 void note_below(FILE *out, size_t n)
 {
 	if (n)

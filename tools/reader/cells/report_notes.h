@@ -13,6 +13,9 @@
  * thread's figures: every thread runs the same marker code), or that the
  * values are raw; true when values are calibrated. */
 bool note_calibration(FILE *out, const struct report *r);
+/* Where function regions were counted, not timed (PMCSHIM_FUNCTIONS=
+ * sampled): what their time is. */
+void note_fn_sampled(FILE *out, const struct report *r);
 /* That n rows were below the markers' own cost, shown as 0 (nothing when
  * n is 0). */
 void note_below(FILE *out, size_t n);

@@ -144,6 +144,7 @@ static bool load_header(struct ld *L)
 		r->cuts = h->cuts ? h->cuts : 1, r->cut_size = h->cut_size, r->cut_lost = h->cut_lost;
 	r->serialized = h->flags & RF_SERIALIZED, r->barrier = FIELD(r, h->barrier);
 	r->tree = h->flags & RF_TREE;
+	r->fn_sampled = h->flags & RF_FN_SAMPLED;
 	r->start_ns = h->start_real_ns;
 	r->has_end = r->state != RF_RUNNING;
 	r->end_ns = r->has_end ? h->end_real_ns : 0;

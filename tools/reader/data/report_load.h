@@ -135,6 +135,9 @@ struct report {
 	uint64_t cut_size, cut_lost;
 	bool serialized;		/* barriers around the reads (PMCSHIM_SERIALIZE) */
 	bool tree;			/* sites name their parents (RF_TREE): rep_thread.parent */
+	/* RF_FN_SAMPLED (PMCSHIM_FUNCTIONS=sampled): function regions count
+	 * their calls, and their time is CPU ns from samples (rep_fn_sampled) */
+	bool fn_sampled;
 	size_t nbroken_parents;		/* sites whose parent is no earlier site of
 					 * their thread: shown as outermost */
 	bool raw;			/* values as measured: calibration not taken out */
@@ -326,10 +329,21 @@ static inline struct rf_stat rep_scaled(const struct rep_thread *t, const struct
  * (the function hooks' for functions' regions), else the markers'. False
  * when the thread has none. A region's children are taken to come
  * through its own path (a function's children are functions). */
+/* A site whose time is CPU ns estimated from samples, not wall ticks
+ * measured: a function region's in a file of PMCSHIM_FUNCTIONS=sampled.
+ * Its calls are exact; it has no min, max or event value, and no hook's
+ * cost to take out (samples in the hooks were left out). */
+static inline bool rep_fn_sampled(const struct report *r, const struct rf_site *s)
+{
+	return r->fn_sampled && rep_source(r, s->region) == RF_FROM_FUNCTIONS;
+}
+
 static inline bool rep_calib_of(const struct report *r, const struct rep_thread *t,
 				const struct rf_site *s, uint32_t slot, uint64_t *in,
 				uint64_t *child)
 {
+	if (rep_fn_sampled(r, s))
+		return false;
 	if (t->has_fn_calib && rep_source(r, s->region) == RF_FROM_FUNCTIONS) {
 		*in = t->calib_fn_in[slot], *child = t->calib_fn_child[slot];
 		return true;
@@ -397,6 +411,12 @@ static inline bool rep_value(const struct report *r, const struct rep_thread *t,
 {
 	struct rf_stat v;
 
+	if (rep_fn_sampled(r, s)) {	/* ns already, and wall time alone */
+		if (e >= 0)
+			return false;
+		*out = (struct rep_stat){ s->v[0].incl, s->v[0].excl, UINT64_MAX, 0 };
+		return true;
+	}
 	if (e >= 0) {
 		if (!t->slot[e])
 			return false;
@@ -422,7 +442,7 @@ static inline struct rep_stat rep_measured(const struct report *r, const struct 
 	uint32_t slot = e < 0 ? 0 : t->slot[e];
 	struct rf_stat v = cover == REP_PART && !r->raw ? rep_scaled(t, s, slot) : s->v[slot];
 
-	if (e >= 0)
+	if (e >= 0 || rep_fn_sampled(r, s))
 		return rep_stat_of(&v);
 	return (struct rep_stat){ rep_ns(r, v.incl), rep_ns(r, v.excl), rep_ns(r, v.min),
 				  rep_ns(r, v.max) };
@@ -438,7 +458,8 @@ static inline bool rep_shown(const struct report *r, const struct rep_thread *t,
 {
 	struct rf_stat v;
 
-	*cover = e >= 0 && t->slot[e] ? rep_cover(t, s, t->slot[e]) : REP_FULL;
+	*cover = e >= 0 && t->slot[e] && !rep_fn_sampled(r, s) ? rep_cover(t, s, t->slot[e])
+								: REP_FULL;
 	if (*cover == REP_FULL || r->raw)
 		return rep_value(r, t, s, e, out);
 	if (*cover == REP_NEVER)

@@ -10,6 +10,7 @@
 void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 {
 	const struct rep_stat *st = &rv->st;
+	uint64_t calls_mm = calls;	/* the calls min and max are of */
 
 	s->enabled = sat_add64(s->enabled, rv->enabled);
 	s->running = sat_add64(s->running, rv->running);
@@ -19,12 +20,15 @@ void sum_add(struct sum *s, const struct rowval *rv, uint64_t calls)
 		s->miss++;
 		return;
 	}
-	/* a live row before its first end has no min or max yet */
-	if (calls && (!s->have_mm || st->min < s->min))
+	/* a live row before its first end has no min or max yet, a row
+	 * estimated from samples none at all */
+	if (rv->sampled)
+		calls_mm = 0;
+	if (calls_mm && (!s->have_mm || st->min < s->min))
 		s->min = st->min;
-	if (calls && (!s->have_mm || st->max > s->max))
+	if (calls_mm && (!s->have_mm || st->max > s->max))
 		s->max = st->max;
-	s->have_mm += calls > 0;
+	s->have_mm += calls_mm > 0;
 	s->incl = sat_add64(s->incl, st->incl);
 	s->excl = sat_add64(s->excl, st->excl);
 	s->calls = sat_add64(s->calls, calls);
@@ -280,6 +284,7 @@ struct rowval site_value(const struct report *r, const struct rep_thread *t,
 
 		rv.taken = rep_minus(raw.excl, rv.st.excl);
 		rv.mmin = raw.min, rv.mmax = raw.max;
+		rv.sampled = rep_fn_sampled(r, s);
 	}
 	if (e >= 0 && t->slot[e] && t->coverage)
 		rv.enabled = s->v[t->slot[e]].enabled, rv.running = s->v[t->slot[e]].running;

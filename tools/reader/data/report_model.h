@@ -70,6 +70,8 @@ struct rowval {
 	 * the calls' min and max with nothing taken out (model_row_value
 	 * corrects them where the incl is made from the tree) */
 	uint64_t taken, mmin, mmax;
+	bool sampled;			/* CPU time from samples: no min or max
+					 * (rep_fn_sampled) */
 };
 
 /* Value e of site s of thread t (-1: wall time, else the file's event e):

@@ -131,6 +131,7 @@ static void print_file_notes(FILE *out, const struct report *r)
 	/* calibration is about regions: nothing to say without them */
 	if (file_has_rows(r) && note_calibration(out, r))
 		note_below(out, r->nbelow);
+	note_fn_sampled(out, r);
 	if (r->ticks_per_ns <= 0)
 		fprintf(out, "#   wall time n/a: the tick rate is unknown (the process did not end "
 			"normally, and this is not the boot it ran on)\n");

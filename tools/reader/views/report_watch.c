@@ -288,6 +288,7 @@ static void print_head(FILE *out, const struct report *r, size_t namew)
 	fprintf(out, "# watching %s: %s (pid %" PRIu64 "), %s\n", r->path, r->executable, r->pid,
 		r->state_text);
 	note_calibration(out, r);
+	note_fn_sampled(out, r);
 	fprintf(out, "# per interval, at the process's own time (seconds since its exec): the "
 		"calls and inclusive values added to each region that changed, then [total]: "
 		"each event's count in the interval and its running total\n");
