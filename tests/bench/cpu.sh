@@ -24,16 +24,18 @@ keep_least() {
 	return 0
 }
 
-# sum_of REPORT [SHARES]: the exclusive times' sum, less what the thread
-# waited (wall less CPU: preempted, not running), a line of sums, and its
-# calls in calls; with SHARES, each function's exclusive time in per
-# mille of the sum into $tmp/SHARES
+# sum_of REPORT [SHARES [SUMS]]: the exclusive times' sum, less what the
+# thread waited (wall less CPU: preempted, not running; not where SUMS is
+# given: PMCSHIM_FUNCTIONS=sampled's times are CPU time already), a line
+# into sums (or SUMS), and its calls in calls; with SHARES, each
+# function's exclusive time in per mille of the sum into $tmp/SHARES
 sum_of() {
 	thr=$("$R" --format json "$1" | grep -o '"wall_ns": [0-9]*, "cpu_ns": [0-9]*' | head -1)
-	"$R" --format csv "$1" | awk -F, -v thr="$thr" -v shares="${2:+$tmp/$2}" '
+	[ -n "${3:-}" ] && thr=
+	"$R" --format csv "$1" | awk -F, -v thr="$thr" -v shares="${2:+$tmp/$2}" -v sums="${3:-sums}" '
 		NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		{ e += $h["wall_excl_ns"]; c += $h["calls"]; x[$h["region"]] += $h["wall_excl_ns"] }
-		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>"sums"
+		END { split(thr, a, /[ ,]+/); print (e - (a[2] - a[4])) / 1e9 >>sums
 		      print c >"calls"
 		      if (shares != "") for (f in x) printf "%s %.0f\n", f, 1000 * x[f] / e >shares }'
 }

@@ -74,6 +74,10 @@ for r in $(seq "$ROUNDS"); do
 	cpu pmcshim env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_OUTPUT="$tmp/pmc/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
 	sum_of "$tmp/pmc"/*.pmc "top.$r"
+	rm -rf "$tmp/pmcs" && mkdir "$tmp/pmcs"
+	cpu pmcshim-sampled env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_FUNCTIONS=sampled \
+		PMCSHIM_OUTPUT="$tmp/pmcs/" LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
+	sum_of "$tmp/pmcs"/*.pmc "stop.$r" ssums
 	cpu pmcshim-default env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$tmp/pmcd/" \
 		LD_PRELOAD="$SHIM" "$out/fi" "$WORK"
 	cpu gprof "$out/pg" "$WORK"
@@ -93,12 +97,16 @@ row plain "plain -O2"
 row fi-alone "-finstrument-functions, glibc's empty hooks"
 row pmcshim "pmcshim, PMCSHIM_EVENTS=none"
 row pmcshim-default "pmcshim, default events"
+row pmcshim-sampled "pmcshim, PMCSHIM_FUNCTIONS=sampled"
 row gprof "gprof (-pg)"
 if [ -f uftrace.best ]; then row uftrace "uftrace record (-pg build)"
 else echo "uftrace: not installed: its row is skipped"; fi
 sort -n sums | awk -v p="$plain" '{ v[NR] = $1 } END {
 	printf "pmcshim exclusive times add up to %.3f s (median of %d; %.3f to %.3f; less the " \
 	       "thread'"'"'s waits): %.2fx the plain CPU time\n", v[int((NR + 1) / 2)], NR, v[1], v[NR], v[int((NR + 1) / 2)] / p }'
+sort -n ssums | awk -v p="$plain" -v f="$(cat fi-alone.best)" '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]
+	printf "sampled: exclusive times add up to %.3f s (median of %d; %.3f to %.3f): %.2fx the " \
+	       "plain CPU time, %.2fx the -finstrument-functions binary'"'"'s alone\n", m, NR, v[1], v[NR], m / p, m / f }'
 
 # perf_top BINARY: Lua's functions by samples, each sample charged to the
 # first frame in BINARY (libc's time to its Lua caller), per mille
@@ -114,6 +122,7 @@ top5() { sort -k2,2nr "$1" | head -5 | awk '{ printf "%s %.1f%%  ", $1, $2 / 10 
 names5() { sort -k2,2nr "$1" | head -5 | awk '{ print $1 }' | sort; }
 echo "top 5 by exclusive time:"
 for r in $(seq "$ROUNDS"); do printf '  pmcshim, round %d:   ' "$r"; top5 "top.$r"; done
+for r in $(seq "$ROUNDS"); do printf '  sampled, round %d:   ' "$r"; top5 "stop.$r"; done
 if command -v perf >/dev/null; then
 	for b in plain fi; do
 		perf_top "$out/$b" >"perf.$b" || { echo "perf record failed: skipped"; break; }
@@ -122,6 +131,9 @@ if command -v perf >/dev/null; then
 		for r in $(seq "$ROUNDS"); do
 			printf '%d ' "$(names5 "top.$r" | grep -cxF -f "perf5.$b")"
 		done | awk -v b="$b" '{ printf "  pmcshim top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
+		for r in $(seq "$ROUNDS"); do
+			printf '%d ' "$(names5 "stop.$r" | grep -cxF -f "perf5.$b")"
+		done | awk -v b="$b" '{ printf "  sampled top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
 	done
 else
 	echo "  perf: not installed: no comparison"

@@ -22,6 +22,10 @@ $(B)/tests/sources/costs: tests/sources/costs.c | $(B)/tests/sources
 $(B)/tests/sources/notick: tests/sources/notick.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
 
+# Calls counted, then SIGKILL (sampled hooks publish calls as they go).
+$(B)/tests/sources/killed: tests/sources/killed.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+
 $(B)/tests/sources/tickstep: tests/sources/tickstep.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O1 -g -o $@ $<
 
@@ -71,7 +75,7 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 $(B)/tests/sources/ompnest-clang: tests/sources/ompnest.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/notick $(B)/tests/sources/tickstep $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/notick $(B)/tests/sources/killed $(B)/tests/sources/tickstep $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
 	$(B)/tests/sources/manyfuncs $(B)/tests/sources/ompnest-gcc \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \
