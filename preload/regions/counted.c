@@ -28,6 +28,8 @@
  * mapping, touched as they are used. */
 #define MAPPED (TABLE_BYTES + HUGE + (STACK_CAP + 1) * sizeof(struct centry))
 
+unsigned long counted_epoch;
+
 /* The shim's own code, [lo, hi): a sample there is the hooks' time. */
 static uintptr_t shim_lo, shim_hi;
 
@@ -67,6 +69,7 @@ struct counted *counted_of(struct region_state *rs)
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (nodes == MAP_FAILED)
 		return NULL;
+	cs->epoch = __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED);
 	cs->mapped = nodes;
 	cs->nodes = (void *)(((uintptr_t)nodes + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
 	madvise(cs->nodes, TABLE_BYTES, MADV_HUGEPAGE);
@@ -122,6 +125,21 @@ static struct cnode *node(struct counted *cs, struct cnode *parent, uintptr_t fn
 	cs->made[cs->nmade] = (uint32_t)i;
 	__atomic_store_n(&cs->nmade, cs->nmade + 1, __ATOMIC_RELEASE);
 	return n;
+}
+
+void counted_unloaded(void)
+{
+	__atomic_add_fetch(&counted_epoch, 1, __ATOMIC_RELAXED);
+}
+
+/* The nodes made before an unload no longer match a function (fn 0: none
+ * is there); they keep their slots, their calls and their sites, and the
+ * entries open on them their parents. */
+static void forget_nodes(struct counted *cs)
+{
+	cs->epoch = __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED);
+	for (uint32_t k = 0; k < cs->nmade; k++)
+		cs->nodes[cs->made[k]].fn = 0;
 }
 
 /* --- entries left behind ---------------------------------------------- */
@@ -181,6 +199,8 @@ void counted_enter(struct counted *cs, uintptr_t fn, uintptr_t site, uintptr_t s
 		regions_record_error(cs->rs, RF_ERR_TOO_DEEP, id, 0, 1);
 		return;
 	}
+	if (cs->epoch != __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED))
+		forget_nodes(cs);
 	if (sp > top->sp) {
 		left_behind(cs, sp);
 		top = cs->top;

@@ -74,6 +74,7 @@ struct counted {
 	uintptr_t mask;
 	unsigned shift;			/* 64 - log2(slots) */
 	uint64_t deep;			/* calls open past last */
+	unsigned long epoch;		/* counted_epoch when its nodes were last good */
 	uint32_t samples;		/* taken: every COUNTED_PUBLISH-th publishes */
 	uint32_t nmade;			/* nodes in made[] (release) */
 	uint32_t *made;			/* their slots, in the order made */
@@ -97,6 +98,10 @@ static inline int counted_is(const struct cnode *n, const struct cnode *parent, 
 	return n->parent == parent && n->fn == fn;
 }
 
+/* Bumped when code that functions were met in is unloaded: a function
+ * loaded later at the same address is another (counted_unloaded). */
+extern unsigned long counted_epoch __attribute__((visibility("hidden")));
+
 /* The warm enter: 1 when done, 0 for the slow path (counted_enter). The
  * entry is whole before top moves past it: a sample that interrupts the
  * hook sees either stack, each consistent. */
@@ -109,7 +114,8 @@ static inline __attribute__((always_inline)) int counted_enter_warm(struct count
 	struct cnode *n = &cs->nodes[i];
 
 	(void)site;
-	if (__builtin_expect(top >= cs->last || sp > top->sp, 0))
+	if (__builtin_expect(top >= cs->last || sp > top->sp ||
+			     cs->epoch != __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED), 0))
 		return 0;
 	if (__builtin_expect(!counted_is(n, top->node, fn), 0)) {
 		n = &cs->nodes[(i + 1) & cs->mask];
@@ -152,6 +158,9 @@ void counted_sample(uintptr_t pc, uint64_t ns);
  * at the process's end (the thread's nodes are never moved or freed while
  * it is registered). */
 void counted_publish(struct counted *cs);
+/* Code was unloaded (any thread): every thread's nodes are forgotten at
+ * its next call (their counts stay in their sites). */
+void counted_unloaded(void);
 /* In a fork child, after its sites were zeroed: the nodes' calls too. */
 void counted_after_fork(struct counted *cs);
 

@@ -708,6 +708,7 @@ static void functions_unloaded(void)
 	t = table;
 	if (t && any_gone(t)) {
 		memset(rules, 0, sizeof(rules));
+		counted_unloaded();
 		__atomic_store_n(&table, without_gone(t), __ATOMIC_RELEASE);
 		if (chosen)
 			memset(chosen, 0, SLOTS * sizeof(*chosen));

@@ -370,6 +370,19 @@ else
 	result functions_reload_same_address fail "exit $rc; calls: $got (want $want); step stacks: $stacks (want 50:beta 70:alpha)" \
 		"$(head -3 "$tmp/reload.err")"
 fi
+# The same with PMCSHIM_FUNCTIONS=sampled, whose nodes are keyed by the
+# function's address: an unload makes every thread forget them. Before:
+# alpha_leaf=120 alpha_work=12, beta's calls counted as alpha's.
+PMCSHIM_FUNCTIONS=sampled shim sreload "$S/reload" "$S/libreload-alpha.so" "$S/libreload-beta.so"
+csv sreload
+got=$(calls_of sreload)
+if [ $rc = 77 ]; then
+	result functions_sampled_reload "skip:$(cat "$tmp/sreload.out")"
+elif [ $rc = 0 ] && [ "$got" = "$want" ]; then
+	result functions_sampled_reload ok
+else
+	result functions_sampled_reload fail "exit $rc; calls: $got (want $want)" "$(head -3 "$tmp/sreload.err")"
+fi
 
 # Functions left by longjmp, never returning: each call counted once and
 # on its own (other() directly under run(), in nothing a longjmp left
