@@ -483,6 +483,14 @@ struct thread_state *threads_setup_lazy(void)
 
 /* --- fork ------------------------------------------------------------------- */
 
+void threads_each(void (*fn)(struct thread_state *t))
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct thread_state *t = registry; t; t = t->next)
+		fn(t);
+	pthread_mutex_unlock(&registry_lock);
+}
+
 void threads_lock_registry(void)
 {
 	pthread_mutex_lock(&registry_lock);

@@ -67,6 +67,9 @@ void threads_end_process(int close_open);
 /* exec failed: the threads go on (their records say running again). */
 void threads_resume(void);
 
+/* fn on every thread not finished, the registry locked (fn takes no
+ * lock the registry's holders may wait on). */
+void threads_each(void (*fn)(struct thread_state *t));
 /* fork(): see fork.c. */
 void threads_lock_registry(void);
 void threads_unlock_registry(void);

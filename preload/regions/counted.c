@@ -15,20 +15,21 @@
 /* The table's slots: 2 MB of address space a thread, a huge page where
  * the kernel gives one (a TLB miss per call otherwise, on Lua 5.4's
  * 6,600 paths), else its pages touched where nodes are. Paths past
- * MADE_MAX (3/4 of the slots), or past PROBES slots from their own, are
+ * MADE_MAX (half the slots), or past PROBES slots from their own, are
  * not recorded: their time and calls are their parent's, and counted as
  * dropped. */
-#define SLOTS 32768
-#define MADE_MAX (SLOTS / 4 * 3)
-#define PROBES 16
+#define SLOTS COUNTED_SLOTS
+/* The last entry kept (cs->last when no code was unloaded since). */
+#define LAST(cs) (&(cs)->stack[STACK_CAP - 1])
+#define MADE_MAX (SLOTS / 2)
+#define PROBES 32
 #define PUBLISH_EVERY 16		/* samples (16 ms of CPU at the default rate) */
 #define TABLE_BYTES (SLOTS * sizeof(struct cnode))
 #define HUGE (2u << 20)			/* a huge page: the table aligned to it */
-/* The table, then the stack's entries (and the overflow entry), in one
- * mapping, touched as they are used. */
-#define MAPPED (TABLE_BYTES + HUGE + (STACK_CAP + 1) * sizeof(struct centry))
-
-unsigned long counted_epoch;
+/* The table, its cold half, the list of nodes made and the stack's
+ * entries (and the overflow entry), in one mapping, touched as used. */
+#define MAPPED (HUGE + TABLE_BYTES + SLOTS * sizeof(struct cnode_cold) + \
+		MADE_MAX * sizeof(uint32_t) + (STACK_CAP + 1) * sizeof(struct centry))
 
 /* The shim's own code, [lo, hi): a sample there is the hooks' time. */
 static uintptr_t shim_lo, shim_hi;
@@ -62,25 +63,23 @@ struct counted *counted_of(struct region_state *rs)
 	/* (not from the handler: dl_iterate_phdr takes the loader's lock) */
 	if (!__atomic_load_n(&shim_hi, __ATOMIC_RELAXED))
 		dl_iterate_phdr(find_self, (void *)(uintptr_t)counted_of);
-	cs = arena_alloc(&rs->arena, sizeof(*cs));
-	if (!cs || !(cs->made = arena_alloc(&rs->arena, MADE_MAX * sizeof(cs->made[0]))))
+	if (!(cs = arena_alloc(&rs->arena, sizeof(*cs))))
 		return NULL;
 	nodes = mmap(NULL, MAPPED, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (nodes == MAP_FAILED)
 		return NULL;
-	cs->epoch = __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED);
 	cs->mapped = nodes;
 	cs->nodes = (void *)(((uintptr_t)nodes + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
 	madvise(cs->nodes, TABLE_BYTES, MADV_HUGEPAGE);
-	cs->stack = (struct centry *)(cs->nodes + SLOTS);
-	cs->mask = SLOTS - 1;
-	cs->shift = 64 - __builtin_ctz(SLOTS);
+	cs->cold = (struct cnode_cold *)(cs->nodes + SLOTS);
+	cs->made = (uint32_t *)(cs->cold + SLOTS);
+	cs->stack = (struct centry *)(cs->made + MADE_MAX);
 	cs->rs = rs;
 	cs->root.as = &cs->root;
 	cs->stack[0] = (struct centry){ &cs->root, 0, UINTPTR_MAX };
 	cs->top = cs->stack;
-	cs->last = &cs->stack[STACK_CAP - 1];
+	cs->last = LAST(cs);
 	rs->counted = cs;
 	shim_tls.counted = cs;
 	return cs;
@@ -96,40 +95,59 @@ void counted_release(struct counted *cs)
 
 /* --- the call tree --------------------------------------------------- */
 
+/* The site of node n (NULL: not recorded, or the root). */
+static struct rf_site *rec_of(const struct counted *cs, const struct cnode *n)
+{
+	return n == &cs->root ? NULL : cs->cold[n - cs->nodes].rec;
+}
+
+static uint32_t region_of(const struct counted *cs, const struct cnode *n)
+{
+	return n == &cs->root ? 0 : cs->cold[n - cs->nodes].region;
+}
+
 /* The node of fn under parent, made the first time (its site in the file
  * too, where fn is recorded, at call site site); NULL where it has no
  * room. */
 static struct cnode *node(struct counted *cs, struct cnode *parent, uintptr_t fn,
 			  uintptr_t site, uint32_t id)
 {
-	uintptr_t i = counted_slot(cs, parent, fn);
+	uintptr_t first = counted_slot(parent, fn), i = first;
+	struct cnode_cold *c;
 	struct cnode *n = NULL;
+	unsigned k;
 
-	for (int k = 0; k < PROBES; k++, i = (i + 1) & cs->mask) {
-		n = &cs->nodes[i];
+	for (k = 0; k < PROBES; k++) {
+		n = &cs->nodes[i = counted_probe(first, k)];
 		if (!n->parent)
 			break;
 		if (counted_is(n, parent, fn))
-			return n;
+			break;
 	}
-	if (n->parent || cs->nmade >= MADE_MAX) {
+	if (k == PROBES || (!n->parent && cs->nmade >= MADE_MAX)) {
 		mapfile_drop(RF_DROP_FUNCTIONS);
 		return NULL;
 	}
-	n->site = site, n->fn = fn, n->region = id;
-	n->rec = id ? sites_find_call(&cs->rs->sites, id, site, parent->rec) : NULL;
-	n->as = n->rec ? n : parent->as;
-	if (id && !n->rec)	/* no room in the file */
+	if (k >= COUNTED_PROBES_WARM)	/* (counted.h) */
+		cs->far[first & (COUNTED_FAR - 1)] = n;
+	if (n->parent)
+		return n;
+	c = &cs->cold[i];
+	c->site = site, c->region = id;
+	c->rec = id ? sites_find_call(&cs->rs->sites, id, site, rec_of(cs, parent)) : NULL;
+	if (id && !c->rec)	/* no room in the file */
 		mapfile_drop(RF_DROP_FULL);
+	n->fn = fn;
+	n->as = c->rec ? n : parent->as;
 	__atomic_store_n(&n->parent, parent, __ATOMIC_RELEASE);
 	cs->made[cs->nmade] = (uint32_t)i;
 	__atomic_store_n(&cs->nmade, cs->nmade + 1, __ATOMIC_RELEASE);
 	return n;
 }
 
-void counted_unloaded(void)
+void counted_unloaded(struct counted *cs)
 {
-	__atomic_add_fetch(&counted_epoch, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&cs->last, cs->stack, __ATOMIC_RELAXED);
 }
 
 /* The nodes made before an unload no longer match a function (fn 0: none
@@ -137,7 +155,6 @@ void counted_unloaded(void)
  * entries open on them their parents. */
 static void forget_nodes(struct counted *cs)
 {
-	cs->epoch = __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < cs->nmade; k++)
 		cs->nodes[cs->made[k]].fn = 0;
 }
@@ -149,8 +166,8 @@ static void forget_nodes(struct counted *cs)
 static void pop_to(struct counted *cs, struct centry *e)
 {
 	for (struct centry *x = cs->top; x > e; x--)
-		if (x->fn && x->node->rec && (x == cs->stack + 1 || x[-1].node != x->node))
-			regions_record_error(cs->rs, RF_ERR_RESYNC, x->node->region, 0, 1);
+		if (x->fn && rec_of(cs, x->node) && (x == cs->stack + 1 || x[-1].node != x->node))
+			regions_record_error(cs->rs, RF_ERR_RESYNC, region_of(cs, x->node), 0, 1);
 	cs->top = e;
 }
 
@@ -188,19 +205,20 @@ void counted_enter(struct counted *cs, uintptr_t fn, uintptr_t site, uintptr_t s
 	struct centry *top = cs->top;
 	struct cnode *n;
 
-	if (top > cs->last) {		/* the overflow entry */
+	/* (exchanged first: an unload after it is seen at the next call) */
+	if (__atomic_exchange_n(&cs->last, LAST(cs), __ATOMIC_RELAXED) != LAST(cs))
+		forget_nodes(cs);
+	if (top > LAST(cs)) {		/* the overflow entry */
 		cs->deep++;
 		return;
 	}
-	if (top == cs->last) {
+	if (top == LAST(cs)) {
 		top[1] = (struct centry){ top->node, 0, 0 };
 		cs->deep = 1;
 		cs->top = top + 1;
 		regions_record_error(cs->rs, RF_ERR_TOO_DEEP, id, 0, 1);
 		return;
 	}
-	if (cs->epoch != __atomic_load_n(&counted_epoch, __ATOMIC_RELAXED))
-		forget_nodes(cs);
 	if (sp > top->sp) {
 		left_behind(cs, sp);
 		top = cs->top;
@@ -217,9 +235,9 @@ void counted_exit(struct counted *cs, uintptr_t fn)
 {
 	struct centry *e;
 
-	if (cs->top > cs->last) {
+	if (cs->top > LAST(cs)) {
 		if (--cs->deep == 0)
-			cs->top = cs->last;
+			cs->top = LAST(cs);
 		return;
 	}
 	/* the nearest entry of fn: those above it were left; none, a
@@ -237,11 +255,11 @@ void counted_publish(struct counted *cs)
 	uint32_t n = __atomic_load_n(&cs->nmade, __ATOMIC_ACQUIRE);
 
 	for (uint32_t k = 0; k < n; k++) {
-		const struct cnode *x = &cs->nodes[cs->made[k]];
-		uint64_t calls = __atomic_load_n(&x->calls, __ATOMIC_RELAXED);
+		uint64_t calls = __atomic_load_n(&cs->nodes[cs->made[k]].calls, __ATOMIC_RELAXED);
+		struct rf_site *rec = cs->cold[cs->made[k]].rec;
 
-		if (x->rec && __atomic_load_n(&x->rec->calls, __ATOMIC_RELAXED) != calls)
-			__atomic_store_n(&x->rec->calls, calls, __ATOMIC_RELAXED);
+		if (rec && __atomic_load_n(&rec->calls, __ATOMIC_RELAXED) != calls)
+			__atomic_store_n(&rec->calls, calls, __ATOMIC_RELAXED);
 	}
 }
 
@@ -265,6 +283,7 @@ void counted_sample(uintptr_t pc, uint64_t ns)
 	struct counted *cs = shim_tls.counted;
 	const struct centry *top, *e;
 	const struct cnode *prev = NULL;
+	struct rf_site *s;
 
 	if (!cs)
 		return;
@@ -273,12 +292,12 @@ void counted_sample(uintptr_t pc, uint64_t ns)
 	if (pc >= __atomic_load_n(&shim_lo, __ATOMIC_RELAXED) &&
 	    pc < __atomic_load_n(&shim_hi, __ATOMIC_RELAXED))
 		return;
-	top = cs->top <= cs->last ? cs->top : cs->last;
+	top = cs->top <= LAST(cs) ? cs->top : LAST(cs);
 	/* each open node once: an entry of a function not recorded holds its
 	 * parent's node, next to it */
 	for (e = cs->stack + 1; e <= top; prev = e->node, e++)
-		if (e->node != prev && e->node->rec && e->node != top->node)
-			add_time(e->node->rec, ns, 0);
-	if (top->node->rec)
-		add_time(top->node->rec, ns, ns);
+		if (e->node != prev && e->node != top->node && (s = rec_of(cs, e->node)))
+			add_time(s, ns, 0);
+	if ((s = rec_of(cs, top->node)))
+		add_time(s, ns, ns);
 }

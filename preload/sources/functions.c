@@ -594,6 +594,14 @@ static __attribute__((noinline)) void enter_counted(uintptr_t fn, uintptr_t site
 	guard_leave();
 }
 
+/* A warm enter whose node is not in its first slot (counted.h). */
+static __attribute__((noinline)) void enter_near(struct counted *cs, uintptr_t fn,
+						 uintptr_t site, uintptr_t sp)
+{
+	if (!counted_enter_near(cs, fn, sp))
+		enter_counted(fn, site, sp);
+}
+
 static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_t fn)
 {
 	if (!guard_enter())	/* (its entry stays: a later call's stack
@@ -604,14 +612,25 @@ static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_
 }
 
 /* The hooks. Counted: the thread's counted stack (set only with
- * PMCSHIM_FUNCTIONS=sampled) and the warm paths of counted.h, about 20
- * instructions each; else timed, every SAMPLE-th call of each hook with
- * its own cost timed too. */
-/* Out of the exported hook, so that the counted warm path, in it, needs
- * no register saved. */
-static __attribute__((noinline)) void enter_any(void *fn, void *site, struct hook_call c)
+ * PMCSHIM_FUNCTIONS=sampled) and the warm paths of counted.h (on Lua 5.4,
+ * 38 instructions an enter, 10 an exit, callgrind); else timed, every
+ * SAMPLE-th call of each hook with its own cost timed too. */
+
+/* Every enter but a counted warm one, out of the exported hook and
+ * called as its tail, so that the warm path, in it, saves no register
+ * and makes no frame of its own: ra, sp and fp are the hook's (HOOK_CALL's
+ * return address, CFA and frame address). A counted thread's warm enter
+ * does not look at shim_active: once recording ended its counts go
+ * nowhere (the last publish was at the end), and a thread has a counted
+ * stack only once recording began. */
+static __attribute__((noinline)) void enter_other(void *fn, void *site, uintptr_t ra,
+						  uintptr_t sp, const uintptr_t *fp)
 {
-	if (unlikely(costs.enter_left-- == 0))
+	struct hook_call c = { ra, sp, fp };
+
+	if (shim_tls.counted || counted_only)
+		enter_counted((uintptr_t)fn, (uintptr_t)site, sp);
+	else if (unlikely(costs.enter_left-- == 0))
 		enter_timed(fn, site, &c);
 	else
 		enter(fn, site, &c);
@@ -620,16 +639,16 @@ static __attribute__((noinline)) void enter_any(void *fn, void *site, struct hoo
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
 	struct counted *cs = shim_tls.counted;
+	uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
+	int warm = cs ? counted_enter_warm(cs, (uintptr_t)fn, (uintptr_t)site, sp) : 0;
 
-	if (cs || counted_only) {
-		uintptr_t sp = (uintptr_t)__builtin_dwarf_cfa();
-
-		if (!cs || !__atomic_load_n(&shim_active, __ATOMIC_RELAXED) ||
-		    !counted_enter_warm(cs, (uintptr_t)fn, (uintptr_t)site, sp))
-			enter_counted((uintptr_t)fn, (uintptr_t)site, sp);
+	if (warm > 0)
 		return;
-	}
-	enter_any(fn, site, HOOK_CALL());
+	if (warm < 0)
+		enter_near(cs, (uintptr_t)fn, (uintptr_t)site, sp);
+	else
+		enter_other(fn, site, arch_return_address(), sp,
+			    (const uintptr_t *)__builtin_frame_address(0));
 }
 
 /* The exit of a function recorded waits for the function's own work
@@ -646,20 +665,25 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
  * bench-lua). It costs about 40% more time under the hooks there (0.9 s
  * -> 1.26 s); a barrier at the enter as well cost a third more again
  * for no better order. */
+static __attribute__((noinline)) void exit_timed(void *fn)
+{
+	if (unlikely(costs.exit_left-- == 0))
+		leave_timed(fn);
+	else
+		leave(fn);
+}
+
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct counted *cs = shim_tls.counted;
 
 	(void)site;
-	if (cs) {
-		if (!counted_exit_warm(cs, (uintptr_t)fn))
-			leave_counted(cs, (uintptr_t)fn);
+	if (cs && counted_exit_warm(cs, (uintptr_t)fn))
 		return;
-	}
-	if (unlikely(costs.exit_left-- == 0))
-		leave_timed(fn);
+	if (cs)
+		leave_counted(cs, (uintptr_t)fn);
 	else
-		leave(fn);
+		exit_timed(fn);
 }
 
 /* --- objects unloaded -------------------------------------------- */
@@ -690,6 +714,14 @@ static struct slot *without_gone(const struct slot *t)
 	return n;
 }
 
+/* A thread's counted nodes, keyed by functions' addresses, are forgotten
+ * at its next call. */
+static void unloaded_in(struct thread_state *t)
+{
+	if (t->rs.counted)
+		counted_unloaded(t->rs.counted);
+}
+
 /* After a dlclose: an object loaded where the closed one was would find
  * its functions' addresses taken by the old ones' regions, read without a
  * lock on the warm path. So the table is replaced (the warm path sees a
@@ -708,7 +740,7 @@ static void functions_unloaded(void)
 	t = table;
 	if (t && any_gone(t)) {
 		memset(rules, 0, sizeof(rules));
-		counted_unloaded();
+		threads_each(unloaded_in);
 		__atomic_store_n(&table, without_gone(t), __ATOMIC_RELEASE);
 		if (chosen)
 			memset(chosen, 0, SLOTS * sizeof(*chosen));
