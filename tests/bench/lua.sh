@@ -16,7 +16,10 @@
 #     caller's), of the plain binary and of the -finstrument-functions one
 #     run without the shim (the same inlining as pmcshim sees: the plain
 #     build inlines tostringbuff into luaO_tostring and calls realloc from
-#     l_alloc as a tail call, charged to luaM_malloc_).
+#     l_alloc as a tail call, charged to luaM_malloc_: against the plain
+#     build those two are compared under the plain build's names);
+#   - the same with PMCSHIM_FUNCTIONS=sampled (calls counted, CPU time
+#     from samples).
 # A bench, not a test: nothing here passes or fails. Not part of `make
 # bench` (it downloads and builds Lua).
 #   B=build ROUNDS=3 LUA_SRC=/path/to/lua-5.4.4 sh tests/bench/lua.sh
@@ -120,6 +123,13 @@ perf_top() {
 }
 top5() { sort -k2,2nr "$1" | head -5 | awk '{ printf "%s %.1f%%  ", $1, $2 / 10 } END { print "" }'; }
 names5() { sort -k2,2nr "$1" | head -5 | awk '{ print $1 }' | sort; }
+# as_built B: names of the -finstrument-functions build as the B build
+# has them (plain inlines tostringbuff into luaO_tostring, and calls
+# realloc from l_alloc as a tail call, charged to luaM_malloc_)
+as_built() {
+	if [ "$1" = plain ]; then sed 's/^tostringbuff$/luaO_tostring/; s/^l_alloc$/luaM_malloc_/'
+	else cat; fi
+}
 echo "top 5 by exclusive time:"
 for r in $(seq "$ROUNDS"); do printf '  pmcshim, round %d:   ' "$r"; top5 "top.$r"; done
 for r in $(seq "$ROUNDS"); do printf '  sampled, round %d:   ' "$r"; top5 "stop.$r"; done
@@ -129,10 +139,10 @@ if command -v perf >/dev/null; then
 		printf '  perf record, %-6s ' "$b:"; top5 "perf.$b"
 		names5 "perf.$b" >"perf5.$b"
 		for r in $(seq "$ROUNDS"); do
-			printf '%d ' "$(names5 "top.$r" | grep -cxF -f "perf5.$b")"
+			printf '%d ' "$(names5 "top.$r" | as_built "$b" | grep -cxF -f "perf5.$b")"
 		done | awk -v b="$b" '{ printf "  pmcshim top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
 		for r in $(seq "$ROUNDS"); do
-			printf '%d ' "$(names5 "stop.$r" | grep -cxF -f "perf5.$b")"
+			printf '%d ' "$(names5 "stop.$r" | as_built "$b" | grep -cxF -f "perf5.$b")"
 		done | awk -v b="$b" '{ printf "  sampled top 5 in perf'"'"'s (%s), per round: %s\n", b, $0 }'
 	done
 else
