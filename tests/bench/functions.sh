@@ -4,7 +4,8 @@
 # against the same program built plainly: CPU time (user + system, the
 # best of ROUNDS alternating rounds: the machine is shared), the calls
 # each tool counted, and for pmcshim the exclusive times' sum (less the
-# time its thread waited, preempted) against the plain program's CPU time. uftrace is a bench dependency only: without
+# time its thread waited, preempted; with PMCSHIM_FUNCTIONS=sampled, CPU
+# time from samples) against the plain program's CPU time. uftrace is a bench dependency only: without
 # it its rows say so.
 #   B=build ROUNDS=3 sh tests/bench/functions.sh
 B=${B:-build}
@@ -25,6 +26,11 @@ for r in $(seq "$ROUNDS"); do
 	rm -rf "$tmp/pmc" "$tmp/pmcd" && mkdir "$tmp/pmc" "$tmp/pmcd"
 	cpu pmcshim env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_OUTPUT="$tmp/pmc/" \
 		LD_PRELOAD="$SHIM" "$P-fi"
+	rm -rf "$tmp/pmcs" && mkdir "$tmp/pmcs"
+	cpu pmcshim-sampled env PMCSHIM_QUIET=1 PMCSHIM_EVENTS=none PMCSHIM_FUNCTIONS=sampled \
+		PMCSHIM_OUTPUT="$tmp/pmcs/" LD_PRELOAD="$SHIM" "$P-fi"
+	sum_of "$tmp/pmcs"/*.pmc "" ssums
+	mv calls scalls
 	sum_of "$tmp/pmc"/*.pmc
 	cpu pmcshim-default env PMCSHIM_QUIET=1 PMCSHIM_OUTPUT="$tmp/pmcd/" \
 		LD_PRELOAD="$SHIM" "$P-fi"
@@ -52,6 +58,7 @@ row plain "plain -O2 (no instrumentation)" -
 row fi-alone "-finstrument-functions, glibc's empty hooks" -
 row pmcshim "pmcshim, PMCSHIM_EVENTS=none" "$shim_calls"
 row pmcshim-default "pmcshim, default events" "$shim_calls"
+row pmcshim-sampled "pmcshim, PMCSHIM_FUNCTIONS=sampled" "$(cat scalls)"
 row gprof "gprof (-pg; gmon.out written at exit)" "$gprof_calls"
 if [ -n "$have_uftrace" ]; then
 	row uftrace "uftrace record (-pg build)" "$uft_calls"
@@ -62,5 +69,8 @@ echo "$excl" | awk -v p="$plain" -v a="$(cat fi-alone.best)" '{
 	printf "pmcshim exclusive times add up to %.3f s (median; %.3f to %.3f; less the " \
 	       "thread'"'"'s waits):\n  %.2fx the plain CPU time, %.2fx the instrumented one " \
 	       "without the shim\n", $1, $2, $3, $1 / p, $1 / a }'
+sort -n ssums | awk -v p="$plain" -v a="$(cat fi-alone.best)" '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]
+	printf "sampled: exclusive times (CPU, from samples) add up to %.3f s (median; %.3f to %.3f):\n" \
+	       "  %.2fx the plain CPU time, %.2fx the instrumented one without the shim\n", m, v[1], v[NR], m / p, m / a }'
 echo "best of $ROUNDS rounds each; CPU time: user + system${rt:+; at a real-time priority}"
 echo "(gprof's flat profile counts a recursive function's outer calls only)"
