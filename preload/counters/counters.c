@@ -145,14 +145,9 @@ static int open_one(const struct event_spec *ev, int user_only, int group)
 {
 	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = ev->type;
-	attr.config = ev->config;
-	attr.config1 = ev->config1;	/* native events (libpfm4) may use these */
-	attr.config2 = ev->config2;
-	attr.exclude_kernel = ev->exclude_kernel || user_only ? 1 : 0;
-	attr.exclude_hv = 1;
+	events_attr(ev, &attr);
+	if (user_only)
+		attr.exclude_kernel = 1;
 	attr.read_format = READ_FORMAT;
 #if defined(__aarch64__)
 	/* arm64 lets user space read a counter only when asked (config1

@@ -201,6 +201,18 @@ static int split_modifier(const char *name, char *base, struct event_spec *out)
 	return colon && len == strlen(name) ? -1 : 0;
 }
 
+void events_attr(const struct event_spec *ev, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->config1 = ev->config1;	/* native events (libpfm4) may use these */
+	attr->config2 = ev->config2;
+	attr->exclude_kernel = ev->exclude_kernel ? 1 : 0;
+	attr->exclude_hv = 1;
+}
+
 int events_parse_one(const char *name, struct event_spec *out,
 		     char *err, size_t errlen)
 {

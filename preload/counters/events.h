@@ -22,6 +22,14 @@ struct event_list {
 	int n;
 };
 
+struct perf_event_attr;
+
+/* *attr zeroed, then ev's event: its type, config words and whether it
+ * leaves the kernel out; never the hypervisor. The one translation of an
+ * event into perf_event_open's terms (the shim's counters, its sampler,
+ * the launcher's job counts); each caller adds its own mode. */
+void events_attr(const struct event_spec *ev, struct perf_event_attr *attr);
+
 /* Parse one name ("cycles", "task-clock", "r01c2", "instructions:uk").
  * Returns 0, or -1 with a reason in err. */
 int events_parse_one(const char *name, struct event_spec *out,

@@ -163,17 +163,6 @@ static int open_attr(struct perf_event_attr *a)
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The event PMCSHIM_SAMPLE=EVENT@PERIOD names. */
-static void named_event(struct perf_event_attr *a)
-{
-	a->type = by.event.type;
-	a->config = by.event.config;
-	a->config1 = by.event.config1;
-	a->config2 = by.event.config2;
-	a->exclude_kernel = by.event.exclude_kernel != 0;
-	a->sample_period = by.period;
-	text_copy(event_name, sizeof(event_name), by.event.name);
-}
 
 /* The thread's event, disabled; -1 when none opens (said once). */
 static int open_event(void)
@@ -185,20 +174,20 @@ static int open_event(void)
 		return open_attr(&attr);
 	if (attr_known < 0)
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.disabled = 1;
-	a.exclude_hv = 1;
-	if (by.set) {
-		named_event(&a);
+	if (by.set) {	/* PMCSHIM_SAMPLE=EVENT@PERIOD */
+		events_attr(&by.event, &a);
+		a.disabled = 1;
+		a.sample_period = by.period;
+		text_copy(event_name, sizeof(event_name), by.event.name);
 		fd = open_attr(&a);
 	} else {
 		/* cycles where there is a PMU, at hz per second of CPU on average */
-		a.type = PERF_TYPE_HARDWARE;
-		a.config = PERF_COUNT_HW_CPU_CYCLES;
+		events_attr(&(struct event_spec){ .type = PERF_TYPE_HARDWARE,
+						  .config = PERF_COUNT_HW_CPU_CYCLES,
+						  .exclude_kernel = 1 }, &a);
+		a.disabled = 1;
 		a.freq = 1;
 		a.sample_freq = (uint64_t)hz;
-		a.exclude_kernel = 1;
 		text_copy(event_name, sizeof(event_name), "cycles");
 		if (time_only || (fd = open_attr(&a)) < 0) {
 			/* task-clock: a sample every 1/hz s of the thread's CPU time */

@@ -32,14 +32,8 @@ static int open_on(const struct event_spec *s, pid_t pid, int exclude_kernel)
 {
 	struct perf_event_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = s->type;
-	a.config = s->config;
-	a.config1 = s->config1;
-	a.config2 = s->config2;
+	events_attr(s, &a);
 	a.exclude_kernel = (unsigned)exclude_kernel;
-	a.exclude_hv = 1;
 	a.disabled = 1;
 	a.inherit = 1;
 	a.enable_on_exec = 1;
