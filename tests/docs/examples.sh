@@ -15,6 +15,7 @@
 # have more or fewer rows of the same kind). The few lines a run prints only
 # sometimes are listed in "sometimes" below, each with the condition.
 . tests/lib.sh
+. tools/build/blocks.sh
 suite_begin docs-examples
 B=${B:-build}
 B=$(cd "$B" && pwd)
@@ -102,14 +103,7 @@ shape() {
 block() { marked_block "$DOC" "<!-- example: $1 -->"; }
 
 # replace NAME FILE: the page with NAME's block made of FILE
-replace() {
-	awk -v m="<!-- example: $1 -->" -v f="$2" '
-		$0 == m { print; on = 1; next }
-		on == 1 && /^```/ { print; while ((getline l < f) > 0) print l; on = 2; next }
-		on == 2 && /^```/ { print; on = 0; next }
-		on == 2 { next }
-		{ print }' "$DOC" >"$tmp/page" && cat "$tmp/page" >"$DOC"
-}
+replace() { block_replace "$DOC" "<!-- example: $1 -->" "$2"; }
 
 exact="coverage"
 names=$(sed -n 's/^<!-- example: \([a-z]*\) -->$/\1/p' "$DOC")

@@ -17,6 +17,7 @@
 # checks both, so nothing quoted is written by hand.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tools/build/blocks.sh
 DIR=docs/figures
 TARGETS="bench-markers bench-threads bench-starts bench-fdcheck bench-names bench-reader"
 PAGES="README.md docs/*.md"
@@ -39,21 +40,11 @@ keep() {
 
 # fill PAGE: each figure block of PAGE made of its file
 fill() {
-	awk -v dir="$DIR" '
-		/^<!-- figure: [a-z0-9-]+ -->$/ {
-			print; f = dir "/" $3 ".txt"; want = 1; next
-		}
-		want && /^```/ {
-			print
-			if ((getline l < f) > 0) print l
-			else { print "figures: no " f > "/dev/stderr"; bad = 1 }
-			while ((getline l < f) > 0) print l
-			close(f); want = 0; skip = 1; next
-		}
-		skip && /^```/ { print; skip = 0; next }
-		skip { next }
-		{ print }
-		END { exit bad }' "$1" >"$1.new" && mv "$1.new" "$1"
+	bad=0
+	for t in $(sed -n 's/^<!-- figure: \([a-z0-9-]*\) -->$/\1/p' "$1"); do
+		block_replace "$1" "<!-- figure: $t -->" "$DIR/$t.txt" || bad=1
+	done
+	return $bad
 }
 
 # value FILE LABEL[#N]: the Nth field after LABEL on the first line that
