@@ -338,9 +338,11 @@ static void snapshot_others(struct thread_state *self)
 		return;
 	for (struct thread_state *t = registry; t; t = t->next)
 		if (t != self) {
+			struct counted *cs = __atomic_load_n(&t->rs.counted, __ATOMIC_ACQUIRE);
+
 			store_totals(t, 0, RF_T_SNAPSHOT);
-			if (t->rs.counted)	/* their calls so far */
-				counted_publish(t->rs.counted);
+			if (cs)	/* their calls so far */
+				counted_publish(cs);
 		}
 	pthread_mutex_unlock(&registry_lock);
 }

@@ -11,7 +11,8 @@
 #include "report/mapfile.h"
 #include "stacks/fpwalk.h"
 
-#define STACK_CAP 65536			/* entries kept: calls open at once */
+#define STACK_CAP FRAMES_MAX		/* entries kept, as the timed frames: calls
+					 * open at once (deeper: too deep) */
 /* The table's slots: 2 MB of address space a thread, a huge page where
  * the kernel gives one (a TLB miss per call otherwise, on Lua 5.4's
  * 6,600 paths), else its pages touched where nodes are. Paths past
@@ -19,7 +20,7 @@
  * not recorded: their time and calls are their parent's, and counted as
  * dropped. */
 #define SLOTS COUNTED_SLOTS
-/* The last entry kept (cs->last when no code was unloaded since). */
+/* The last entry kept (cs->last, which the warm enter loads). */
 #define LAST(cs) (&(cs)->stack[STACK_CAP - 1])
 #define MADE_MAX (SLOTS / 2)
 #define PROBES 32
@@ -80,7 +81,7 @@ struct counted *counted_of(struct region_state *rs)
 	cs->stack[0] = (struct centry){ &cs->root, 0, UINTPTR_MAX };
 	cs->top = cs->stack;
 	cs->last = LAST(cs);
-	rs->counted = cs;
+	__atomic_store_n(&rs->counted, cs, __ATOMIC_RELEASE);	/* (read by other threads) */
 	shim_tls.counted = cs;
 	return cs;
 }
@@ -145,18 +146,21 @@ static struct cnode *node(struct counted *cs, struct cnode *parent, uintptr_t fn
 	return n;
 }
 
-void counted_unloaded(struct counted *cs)
+/* A node of a function gone no longer matches a call (fn 0: none is
+ * there); it keeps its slot, its calls and its site, and the entries open
+ * on it their parent. Made by its thread, read here from another: nmade
+ * (acquire) says how many are whole. */
+void counted_unloaded(struct counted *cs, int (*gone)(uintptr_t fn))
 {
-	__atomic_store_n(&cs->last, cs->stack, __ATOMIC_RELAXED);
-}
+	uint32_t n = __atomic_load_n(&cs->nmade, __ATOMIC_ACQUIRE);
 
-/* The nodes made before an unload no longer match a function (fn 0: none
- * is there); they keep their slots, their calls and their sites, and the
- * entries open on them their parents. */
-static void forget_nodes(struct counted *cs)
-{
-	for (uint32_t k = 0; k < cs->nmade; k++)
-		cs->nodes[cs->made[k]].fn = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		struct cnode *x = &cs->nodes[cs->made[k]];
+		uintptr_t fn = __atomic_load_n(&x->fn, __ATOMIC_RELAXED);
+
+		if (fn && gone(fn))
+			__atomic_store_n(&x->fn, 0, __ATOMIC_RELAXED);
+	}
 }
 
 /* --- entries left behind ---------------------------------------------- */
@@ -169,6 +173,17 @@ static void pop_to(struct counted *cs, struct centry *e)
 		if (x->fn && rec_of(cs, x->node) && (x == cs->stack + 1 || x[-1].node != x->node))
 			regions_record_error(cs->rs, RF_ERR_RESYNC, region_of(cs, x->node), 0, 1);
 	cs->top = e;
+}
+
+/* The overflow entry, which stands for the calls past the last kept, left
+ * as the others are: by a call above the stack pointer of the first of
+ * them (its sp). Their count is lost; the top is then the last entry. */
+static void overflow_left(struct counted *cs, uintptr_t sp)
+{
+	if (cs->top > LAST(cs) && sp > cs->top->sp) {
+		cs->deep = 0;
+		cs->top = LAST(cs);
+	}
 }
 
 /* A call at stack pointer sp, above where the top entry was entered: it
@@ -202,33 +217,33 @@ static void left_behind(struct counted *cs, uintptr_t sp)
 
 void counted_enter(struct counted *cs, uintptr_t fn, uintptr_t site, uintptr_t sp, uint32_t id)
 {
-	struct centry *top = cs->top;
+	struct centry *top;
 	struct cnode *n;
 
-	/* (exchanged first: an unload after it is seen at the next call) */
-	if (__atomic_exchange_n(&cs->last, LAST(cs), __ATOMIC_RELAXED) != LAST(cs))
-		forget_nodes(cs);
-	if (top > LAST(cs)) {		/* the overflow entry */
+	overflow_left(cs, sp);
+	if (cs->top > LAST(cs)) {	/* deeper still */
 		cs->deep++;
 		return;
 	}
-	if (top == LAST(cs)) {
-		top[1] = (struct centry){ top->node, 0, 0 };
-		cs->deep = 1;
+	if (sp > cs->top->sp)
+		left_behind(cs, sp);
+	top = cs->top;
+	if (top == LAST(cs)) {		/* (top first: counted.h's push) */
 		cs->top = top + 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		top[1] = (struct centry){ top->node, 0, sp };
+		cs->deep = 1;
 		regions_record_error(cs->rs, RF_ERR_TOO_DEEP, id, 0, 1);
 		return;
 	}
-	if (sp > top->sp) {
-		left_behind(cs, sp);
-		top = cs->top;
-	}
 	n = node(cs, top->node, fn, site, id);
-	if (n)
-		__atomic_store_n(&n->calls, n->calls + 1, __ATOMIC_RELAXED);
-	top[1] = (struct centry){ n ? n->as : top->node, fn, sp };
-	__atomic_signal_fence(__ATOMIC_RELEASE);
+	if (n) {
+		counted_push(cs, n, fn, sp);
+		return;
+	}
 	cs->top = top + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	top[1] = (struct centry){ top->node, fn, sp };
 }
 
 void counted_exit(struct counted *cs, uintptr_t fn)
@@ -244,29 +259,44 @@ void counted_exit(struct counted *cs, uintptr_t fn)
 	 * function entered before recording began */
 	for (e = cs->top; e > cs->stack && e->fn != fn; e--)
 		;
-	if (e > cs->stack)
-		pop_to(cs, e - 1);
+	if (e > cs->stack) {
+		pop_to(cs, e);	/* (e itself ends as it should) */
+		cs->top = e - 1;
+	}
 }
 
 /* --- calls and samples into the file ------------------------------------ */
 
+/* Each node adds to its site what it counted since: a site may have more
+ * than one node (a function's node forgotten at an unload, made again),
+ * and two threads may publish one node at once (its own, and the one the
+ * process ends on): the one that moves published past a count adds the
+ * difference, and a count older than published adds nothing. */
 void counted_publish(struct counted *cs)
 {
 	uint32_t n = __atomic_load_n(&cs->nmade, __ATOMIC_ACQUIRE);
 
 	for (uint32_t k = 0; k < n; k++) {
 		uint64_t calls = __atomic_load_n(&cs->nodes[cs->made[k]].calls, __ATOMIC_RELAXED);
-		struct rf_site *rec = cs->cold[cs->made[k]].rec;
+		struct cnode_cold *c = &cs->cold[cs->made[k]];
+		uint64_t was = __atomic_load_n(&c->published, __ATOMIC_RELAXED);
 
-		if (rec && __atomic_load_n(&rec->calls, __ATOMIC_RELAXED) != calls)
-			__atomic_store_n(&rec->calls, calls, __ATOMIC_RELAXED);
+		if (!c->rec)
+			continue;
+		while (calls > was && !__atomic_compare_exchange_n(&c->published, &was, calls, 0,
+								    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+		if (calls > was)
+			__atomic_add_fetch(&c->rec->calls, calls - was, __ATOMIC_RELAXED);
 	}
 }
 
 void counted_after_fork(struct counted *cs)
 {
-	for (uint32_t k = 0; k < cs->nmade; k++)
+	for (uint32_t k = 0; k < cs->nmade; k++) {
 		__atomic_store_n(&cs->nodes[cs->made[k]].calls, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&cs->cold[cs->made[k]].published, 0, __ATOMIC_RELAXED);
+	}
 }
 
 static void add_time(struct rf_site *s, uint64_t incl, uint64_t excl)

@@ -57,6 +57,7 @@ _Static_assert(sizeof(struct cnode) == 32, "two nodes to a cache line");
 struct cnode_cold {
 	struct rf_site *rec;		/* NULL: not recorded */
 	uintptr_t site;			/* the first call's (its site's) */
+	uint64_t published;		/* calls added to rec so far (atomic) */
 	uint32_t region;
 };
 
@@ -88,12 +89,7 @@ struct counted {
 	 * Past last, one entry more stands for the calls too deep to keep
 	 * (fn 0 again: its exits take the slow path, which counts them). */
 	struct centry *top;
-	/* &stack[STACK_CAP - 1] (counted.c), or the root where another thread
-	 * unloaded code since (counted_unloaded): the warm enter's room check
-	 * then sends the next call to the slow path, which forgets the nodes
-	 * (a function loaded at an unloaded one's address is another).
-	 * Relaxed atomic. */
-	struct centry *last;
+	struct centry *last;		/* &stack[STACK_CAP - 1] (counted.c) */
 	struct cnode *nodes;		/* the table: COUNTED_SLOTS slots */
 	struct cnode_cold *cold;	/* theirs, by the same index */
 	void *mapped;			/* where they lie */
@@ -125,12 +121,15 @@ static inline uintptr_t counted_probe(uintptr_t i, unsigned k)
 
 static inline int counted_is(const struct cnode *n, const struct cnode *parent, uintptr_t fn)
 {
-	return n->parent == parent && n->fn == fn;
+	/* (fn: 0 once its code was unloaded, from another thread) */
+	return n->parent == parent && __atomic_load_n(&n->fn, __ATOMIC_RELAXED) == fn;
 }
 
-/* A call of node n: counted, and its entry pushed, whole before top moves
- * past it (a sample that interrupts the hook sees either stack, each
- * consistent). */
+/* A call of node n: counted, and its entry pushed. top moves first: an
+ * instrumented signal handler that interrupts the push pushes its own
+ * entries past it (had the entry been written first, the handler's would
+ * be written over it, and taken for it). The sampler leaves alone a
+ * sample taken in the shim's code, where the entry may not be written. */
 static inline __attribute__((always_inline)) void counted_push(struct counted *cs,
 							      struct cnode *n, uintptr_t fn,
 							      uintptr_t sp)
@@ -138,9 +137,9 @@ static inline __attribute__((always_inline)) void counted_push(struct counted *c
 	struct centry *top = cs->top;
 
 	__atomic_store_n(&n->calls, n->calls + 1, __ATOMIC_RELAXED);
-	top[1] = (struct centry){ n->as, fn, sp };
-	__atomic_signal_fence(__ATOMIC_RELEASE);
 	cs->top = top + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	top[1] = (struct centry){ n->as, fn, sp };
 }
 
 /* The warm enter of a node not in its first slot: 1 when done, 0 for
@@ -177,8 +176,7 @@ static inline __attribute__((always_inline)) int counted_enter_warm(struct count
 	struct cnode *n = &cs->nodes[i];
 
 	(void)site;
-	if (__builtin_expect(top >= __atomic_load_n(&cs->last, __ATOMIC_RELAXED) || sp > top->sp,
-			     0))
+	if (__builtin_expect(top >= cs->last || sp > top->sp, 0))
 		return 0;
 	if (__builtin_expect(!counted_is(n, top->node, fn), 0)) {
 		n = &cs->nodes[i ^ 1];	/* (the same line) */
@@ -219,9 +217,10 @@ void counted_sample(uintptr_t pc, uint64_t ns);
  * it is registered). */
 void counted_publish(struct counted *cs);
 /* Code was unloaded (by any thread, with the registry locked: cs's thread
- * is registered): its nodes are forgotten at its next call (their counts
- * stay in their sites). */
-void counted_unloaded(struct counted *cs);
+ * is registered): the nodes of the functions gone(fn) says were in it no
+ * longer match a call (a function loaded later at one's address is
+ * another); their counts stay in their sites. */
+void counted_unloaded(struct counted *cs, int (*gone)(uintptr_t fn));
 /* In a fork child, after its sites were zeroed: the nodes' calls too. */
 void counted_after_fork(struct counted *cs);
 

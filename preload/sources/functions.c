@@ -667,6 +667,9 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
  * for no better order. */
 static __attribute__((noinline)) void exit_timed(void *fn)
 {
+	if (counted_only)	/* a thread with no counted stack (its first
+				 * enter dropped): nothing of it was begun */
+		return;
 	if (unlikely(costs.exit_left-- == 0))
 		leave_timed(fn);
 	else
@@ -714,12 +717,21 @@ static struct slot *without_gone(const struct slot *t)
 	return n;
 }
 
-/* A thread's counted nodes, keyed by functions' addresses, are forgotten
- * at its next call. */
+/* Whether fn's code is gone: the table, rebuilt after an unload, keeps
+ * every function met that is still loaded (called with the lock held). */
+static int fn_gone(uintptr_t fn)
+{
+	return known(fn) == UNSEEN;
+}
+
+/* A thread's counted nodes of functions gone, keyed by their addresses,
+ * are forgotten. */
 static void unloaded_in(struct thread_state *t)
 {
-	if (t->rs.counted)
-		counted_unloaded(t->rs.counted);
+	struct counted *cs = __atomic_load_n(&t->rs.counted, __ATOMIC_ACQUIRE);
+
+	if (cs)
+		counted_unloaded(cs, fn_gone);
 }
 
 /* After a dlclose: an object loaded where the closed one was would find
@@ -740,8 +752,8 @@ static void functions_unloaded(void)
 	t = table;
 	if (t && any_gone(t)) {
 		memset(rules, 0, sizeof(rules));
-		threads_each(unloaded_in);
 		__atomic_store_n(&table, without_gone(t), __ATOMIC_RELEASE);
+		threads_each(unloaded_in);	/* (by the new table) */
 		if (chosen)
 			memset(chosen, 0, SLOTS * sizeof(*chosen));
 		nchosen = 0;

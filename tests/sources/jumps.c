@@ -9,6 +9,7 @@
  * the shim. */
 #include <setjmp.h>
 #include <stdio.h>
+#include <string.h>
 
 static jmp_buf back;
 static volatile int sink, jump = 1;
@@ -60,10 +61,50 @@ __attribute__((noinline)) static int run(void)
 	return jumps;
 }
 
-int main(void)
+/* `jumps deeper`: returning after a longjmp, and a dive past the calls
+ * the shim keeps. 100 times, f() sets the jump buffer and calls g(), g()
+ * calls h(), h() longjmps back into f(), which returns at once: f's own
+ * exit is seen, g's and h's are not (200 calls closed, in g and h, none in
+ * f). Then dive() recurses 20,000 deep, deeper than the 16,384 calls the
+ * shim keeps open, and longjmps out of the deepest; then other() is called
+ * 1,000 times, each counted, none taken for a call inside the dive. */
+__attribute__((noinline)) static void h(void)
 {
-	int jumps = run();
+	longjmp(back, 1);
+}
 
+__attribute__((noinline)) static void g(void)
+{
+	h();
+	sink++;		/* never reached */
+}
+
+__attribute__((noinline)) static void f(void)
+{
+	if (setjmp(back))
+		return;
+	g();
+}
+
+static int deeper(void)
+{
+	for (int i = 0; i < 100; i++)
+		f();
+	if (setjmp(back) == 0)
+		dive(20000);
+	for (int i = 0; i < 1000; i++)
+		other(i);
+	printf("deeper\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int jumps;
+
+	if (argc > 1 && !strcmp(argv[1], "deeper"))
+		return deeper();
+	jumps = run();
 	printf("jumps %d\n", jumps);
 	return jumps == 2101 ? 0 : 1;
 }

@@ -306,6 +306,12 @@ near*) result functions_sampled_known_costs ok
 	echo "    GOAL NOT MET: sampled sums within 10% of the CPU time: $sampled_said" ;;
 *) result functions_sampled_known_costs fail "$sampled_said" "$(head -3 "$tmp/scosts.err")" ;;
 esac
+# ... and no view gives their rows a min or max (JSON and the HTML page's
+# data too: before, 18446744073709551615 and 0).
+json_mm=$("$R" --format json "$tmp/scosts"/*.pmc 2>/dev/null | grep -c '"min": [0-9]\|"max": [0-9]')
+html_mm=$("$R" --format html "$tmp/scosts"/*.pmc 2>/dev/null | grep -c '18446744073709551615')
+[ "$json_mm" = 0 ] && [ "$html_mm" = 0 ] && result functions_sampled_no_min_max ok ||
+	result functions_sampled_no_min_max fail "JSON rows with a min or max: $json_mm; HTML UINT64_MAX: $html_mm"
 
 # The sampled hooks read no clock: tickstep single-steps 100 rounds of
 # notick's functions (300 calls, hooks included) once every function was
@@ -383,6 +389,32 @@ elif [ $rc = 0 ] && [ "$got" = "$want" ]; then
 else
 	result functions_sampled_reload fail "exit $rc; calls: $got (want $want)" "$(head -3 "$tmp/sreload.err")"
 fi
+
+# Sampled nodes are forgotten at an unload only where their function's
+# code went with it: foo() called 1,000 times, an unrelated plugin loaded
+# and closed, foo() 10 times more from the same place: 1,010 (before: the
+# thread forgot every node, the path's second node's 10 were written over
+# the first's 1,000).
+PMCSHIM_FUNCTIONS=sampled shim sunload "$S/unload" "$PWD/$S/libreload-alpha.so"
+csv sunload
+got=$(calls_of sunload)
+[ $rc = 0 ] && [ "$got" = "alpha_leaf=7 alpha_work=1 foo=1010 main=1 plugin=1 step=7 " ] &&
+	result functions_sampled_unrelated_unload ok ||
+	result functions_sampled_unrelated_unload fail "exit $rc; $got" "$(head -3 "$tmp/sunload.err")"
+
+# Functions left by longjmp, sampled: a function that returns after a
+# longjmp into it is not closed by resync itself (200 calls closed, in g
+# and h, as the timed hooks count them; before: 300 in 3), and a dive
+# deeper than the calls kept, left by longjmp, leaves no call after it
+# uncounted (before: other() had none, its calls taken for the dive's).
+PMCSHIM_FUNCTIONS=sampled shim sleft "$S/jumps" deeper
+csv sleft
+got="$(calls_of sleft)| $("$R" "$tmp/sleft"/*.pmc 2>>"$tmp/sleft.rerr" | grep -o '^#   [0-9]* calls closed by resync in [0-9]* regions')"
+case $got in
+"deeper=1 dive=16381 f=100 g=100 h=100 main=1 other=1000 | #   "*" calls closed by resync in 3 regions")
+	result functions_sampled_left_by_longjmp ok ;;
+*) result functions_sampled_left_by_longjmp fail "exit $rc; $got" "$(head -3 "$tmp/sleft.err")" ;;
+esac
 
 # Functions left by longjmp, never returning: each call counted once and
 # on its own (other() directly under run(), in nothing a longjmp left

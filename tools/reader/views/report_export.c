@@ -190,10 +190,11 @@ static void export_value(FILE *out, const struct report *r, const struct rep_thr
 	put_u64(out, st.incl);
 	PUT_LIT(out, ", \"excl\": ");
 	put_u64(out, st.excl);
+	/* (none where no call ended, or none was timed: sampled functions) */
 	PUT_LIT(out, ", \"min\": ");
-	u64_or_null(out, s->calls > 0, st.min);
+	u64_or_null(out, s->calls > 0 && !rep_fn_sampled(r, s), st.min);
 	PUT_LIT(out, ", \"max\": ");
-	u64_or_null(out, s->calls > 0, st.max);
+	u64_or_null(out, s->calls > 0 && !rep_fn_sampled(r, s), st.max);
 	if (e >= 0 && t->coverage)
 		export_coverage(out, r, t, s, t->slot[e]);
 	PUT_LIT(out, "}");

@@ -42,10 +42,11 @@ static void put_value(FILE *out, const struct rowval *rv)
 		fprintf(out, ",%" PRIu64 ",%" PRIu64, rv->st.incl, rv->st.excl);
 }
 
-/* Its calls' min and max (null: no value, or none ended). */
+/* Its calls' min and max (null: no value, none ended, or none timed:
+ * PMCSHIM_FUNCTIONS=sampled). */
 static void put_minmax(FILE *out, const struct rowval *rv, bool minmax)
 {
-	if (!rv->present || !minmax)
+	if (!rv->present || !minmax || rv->sampled)
 		fputs(",null,null", out);
 	else
 		fprintf(out, ",%" PRIu64 ",%" PRIu64, rv->st.min, rv->st.max);
