@@ -72,7 +72,7 @@ struct cnode_cold {
  * and 20% load, Lua 5.4 (27.2 M calls, 6,600 nodes) found 22% of its
  * calls' nodes past their first slot and 1 M past their fourth (8 nodes),
  * all of them the slow path's without the cache; with two a line, at 10%
- * load, its warm enters take 38 instructions on average (callgrind), the
+ * load, its warm enters take 40 instructions on average (callgrind), the
  * way past the first line about 0.5 of them. */
 #define COUNTED_PROBES_WARM 8
 #define COUNTED_FAR 256

@@ -613,7 +613,7 @@ static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_
 
 /* The hooks. Counted: the thread's counted stack (set only with
  * PMCSHIM_FUNCTIONS=sampled) and the warm paths of counted.h (on Lua 5.4,
- * 38 instructions an enter, 10 an exit, callgrind); else timed, every
+ * 40 instructions an enter, 10 an exit, callgrind); else timed, every
  * SAMPLE-th call of each hook with its own cost timed too. */
 
 /* Every enter but a counted warm one, out of the exported hook and
