@@ -126,7 +126,8 @@ static struct cnode *node(struct counted *cs, struct cnode *parent, uintptr_t fn
 			break;
 	}
 	if (k == PROBES || (!n->parent && cs->nmade >= MADE_MAX)) {
-		mapfile_drop(RF_DROP_FUNCTIONS);
+		if (id)	/* (a function not recorded was counted once, if at all) */
+			mapfile_drop(RF_DROP_FUNCTIONS);
 		return NULL;
 	}
 	if (k >= COUNTED_PROBES_WARM)	/* (counted.h) */

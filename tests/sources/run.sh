@@ -310,6 +310,11 @@ esac
 # data too: before, 18446744073709551615 and 0).
 json_mm=$("$R" --format json "$tmp/scosts"/*.pmc 2>/dev/null | grep -c '"min": [0-9]\|"max": [0-9]')
 html_mm=$("$R" --format html "$tmp/scosts"/*.pmc 2>/dev/null | grep -c '18446744073709551615')
+# A table that merges a sampled file with a timed one says that a
+# function's row adds CPU time to wall time.
+"$R" "$tmp/scosts"/*.pmc "$tmp/costs"/*.pmc 2>&1 | grep -q '^# functions: counted in [0-9]* of these [0-9]* files' &&
+	result functions_sampled_merged_said ok ||
+	result functions_sampled_merged_said fail "no line saying the two kinds of function rows merge"
 [ "$json_mm" = 0 ] && [ "$html_mm" = 0 ] && result functions_sampled_no_min_max ok ||
 	result functions_sampled_no_min_max fail "JSON rows with a min or max: $json_mm; HTML UINT64_MAX: $html_mm"
 
@@ -561,6 +566,18 @@ PRELOAD="$SHIM" shim many_funcs "$S/manyfuncs"
 	result functions_past_limit_counted ok ||
 	result functions_past_limit_counted fail "exit $rc; $(grep -o '"dropped": {[^}]*}' "$tmp/many_funcs.json")" \
 		"$(grep 'not recorded' "$tmp/many_funcs.table")"
+# The same with PMCSHIM_FUNCTIONS=sampled: the 32,768 recorded functions'
+# paths fit in the thread's nodes (rows: main and 32,767), and the 7,232
+# others are counted once each, not again per call as paths with no room
+# (before: 14,464).
+PMCSHIM_FUNCTIONS=sampled PRELOAD="$SHIM" shim smany_funcs "$S/manyfuncs"
+"$R" "$tmp/smany_funcs"/*.pmc >"$tmp/smany_funcs.table" 2>&1
+csv smany_funcs
+[ $rc = 0 ] && [ "$(($(wc -l <"$tmp/smany_funcs.csv") - 1))" = 32768 ] &&
+   grep -q 'not recorded: 7232 instrumented functions past the limit of 32768, and calls of call paths' \
+	"$tmp/smany_funcs.table" && result functions_sampled_past_limit ok ||
+	result functions_sampled_past_limit fail "exit $rc; $(($(wc -l <"$tmp/smany_funcs.csv") - 1)) rows" \
+		"$(grep 'not recorded' "$tmp/smany_funcs.table")"
 
 # cancel parallel (libgomp, OMP_CANCELLATION=true): the program ends, with
 # its output, and each thread of each region is a call (both threads run

@@ -110,7 +110,11 @@ static void print_dropped(FILE *out, const struct report *r)
 	for (size_t k = 0; k < sizeof(what) / sizeof(what[0]); k++) {
 		if (!r->dropped[k])
 			continue;
-		fprintf(out, "%s%" PRIu64 " %s", sep, r->dropped[k], what[k]);
+		/* (sampled hooks: a call of a path with no room, each time) */
+		fprintf(out, "%s%" PRIu64 " %s", sep, r->dropped[k],
+			k == RF_DROP_FUNCTIONS && r->fn_sampled ?
+			"instrumented functions past the limit of 32768, and calls of call "
+			"paths past 32768 a thread" : what[k]);
 		sep = ", ";
 	}
 	if (sep[0] == ',')
@@ -272,12 +276,28 @@ static void print_legend(FILE *out, const struct model *m)
 		*field[s] ? w : other[s], *field[s] ? " " : "", field[s]);
 }
 
+/* Files whose functions were counted (CPU time from samples) merged with
+ * files whose functions were timed (wall time): said, as their rows add
+ * the two. */
+static void note_mixed_functions(FILE *out, const struct model *m)
+{
+	size_t sampled = 0;
+
+	for (size_t i = 0; i < m->nfiles; i++)
+		sampled += m->files[i]->fn_sampled;
+	if (sampled && sampled < m->nfiles)
+		fprintf(out, "# functions: counted in %zu of these %zu files (CPU time from samples, "
+			"PMCSHIM_FUNCTIONS=sampled), timed in the others (wall time): a function's "
+			"row adds the two\n", sampled, m->nfiles);
+}
+
 static void print_title(FILE *out, const struct model *m, const struct gtable *t)
 {
-	if (t->scope == SC_ALL)
+	if (t->scope == SC_ALL) {
 		fprintf(out, "\n## regions, all threads%s merged\n",
 			m->nfiles > 1 ? " of all processes" : "");
-	else if (t->scope == SC_PROCESS)
+		note_mixed_functions(out, m);
+	} else if (t->scope == SC_PROCESS)
 		fprintf(out, "\n## regions of process %" PRIu64 " (%s)\n", m->files[t->id]->pid,
 			m->files[t->id]->path);
 	else {
