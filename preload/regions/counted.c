@@ -1,5 +1,6 @@
 /* Function regions counted, not timed: the slow paths, the samples and
  * the calls' publishing (the scheme and the warm paths: counted.h). */
+#include <errno.h>
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,14 @@
 #define PUBLISH_EVERY 16		/* samples (16 ms of CPU at the default rate) */
 #define TABLE_BYTES (SLOTS * sizeof(struct cnode))
 #define HUGE (2u << 20)			/* a huge page: the table aligned to it */
+/* Nodes from which the table is made a huge page: a thread with fewer
+ * touches a page per node or so (its first 4 kB pages; a thread of a few
+ * functions keeps a few pages), one with more most of the 512 pages
+ * anyway, and then misses the TLB at most calls without one. */
+#define HUGE_AT 256
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25		/* Linux 6.1: made a huge page now */
+#endif
 /* The table, its cold half, the list of nodes made and the stack's
  * entries (and the overflow entry), in one mapping, touched as used. */
 #define MAPPED (HUGE + TABLE_BYTES + SLOTS * sizeof(struct cnode_cold) + \
@@ -72,7 +81,6 @@ struct counted *counted_of(struct region_state *rs)
 		return NULL;
 	cs->mapped = nodes;
 	cs->nodes = (void *)(((uintptr_t)nodes + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
-	madvise(cs->nodes, TABLE_BYTES, MADV_HUGEPAGE);
 	cs->cold = (struct cnode_cold *)(cs->nodes + SLOTS);
 	cs->made = (uint32_t *)(cs->cold + SLOTS);
 	cs->stack = (struct centry *)(cs->made + MADE_MAX);
@@ -105,6 +113,18 @@ static struct rf_site *rec_of(const struct counted *cs, const struct cnode *n)
 static uint32_t region_of(const struct counted *cs, const struct cnode *n)
 {
 	return n == &cs->root ? 0 : cs->cold[n - cs->nodes].region;
+}
+
+/* The table on a huge page, where the kernel has them: asked for, and
+ * made at once where the kernel can (MADV_COLLAPSE; else its daemon may
+ * in time). Neither changes what the table holds. */
+static void make_huge(struct counted *cs)
+{
+	int saved = errno;
+
+	if (madvise(cs->nodes, TABLE_BYTES, MADV_HUGEPAGE) == 0)
+		madvise(cs->nodes, TABLE_BYTES, MADV_COLLAPSE);
+	errno = saved;
 }
 
 /* The node of fn under parent, made the first time (its site in the file
@@ -144,6 +164,8 @@ static struct cnode *node(struct counted *cs, struct cnode *parent, uintptr_t fn
 	__atomic_store_n(&n->parent, parent, __ATOMIC_RELEASE);
 	cs->made[cs->nmade] = (uint32_t)i;
 	__atomic_store_n(&cs->nmade, cs->nmade + 1, __ATOMIC_RELEASE);
+	if (cs->nmade == HUGE_AT)
+		make_huge(cs);
 	return n;
 }
 
