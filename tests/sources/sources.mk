@@ -71,6 +71,10 @@ $(B)/tests/sources/reload: tests/sources/reload.c | $(B)/tests/sources
 $(B)/tests/sources/unload: tests/sources/unload.c | $(B)/tests/sources
 	$(CC) $(WARN) $(DEFS) -O0 -g -finstrument-functions -o $@ $< -ldl
 
+# A function whose time is system calls (sampled hooks: the kernel's time).
+$(B)/tests/sources/sysfn: tests/sources/sysfn.c | $(B)/tests/sources
+	$(CC) $(WARN) $(DEFS) -O1 -g -finstrument-functions -o $@ $<
+
 # (a host build only: clang and libomp are the host's)
 HAVE_CLANG_OMP := $(if $(CROSS),,$(shell echo 'int main(void){return 0;}' | \
 	$(CLANG) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
@@ -81,7 +85,7 @@ $(B)/tests/sources/omp-clang: tests/sources/omp.c | $(B)/tests/sources
 $(B)/tests/sources/ompnest-clang: tests/sources/ompnest.c | $(B)/tests/sources
 	$(CLANG) $(WARN) $(DEFS) -O1 -g -fopenmp -o $@ $<
 
-TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/notick $(B)/tests/sources/killed $(B)/tests/sources/unload $(B)/tests/sources/tickstep $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
+TEST_BINS += $(B)/tests/sources/funcs $(B)/tests/sources/costs $(B)/tests/sources/chase $(B)/tests/sources/notick $(B)/tests/sources/killed $(B)/tests/sources/unload $(B)/tests/sources/sysfn $(B)/tests/sources/tickstep $(B)/tests/sources/omp-gcc $(B)/tests/sources/omp-cancel \
 	$(B)/tests/sources/manyfuncs $(B)/tests/sources/ompnest-gcc \
 	$(B)/pmcshim-report \
 	$(B)/tests/sources/libomplib.so $(B)/tests/sources/ompload \

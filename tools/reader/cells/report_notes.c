@@ -38,15 +38,18 @@ bool note_calibration(FILE *out, const struct report *r)
 
 void note_fn_sampled(FILE *out, const struct report *r)
 {
+	const struct rf_samples *s = r->nsamples ? r->samples[0] : NULL;
+	/* task-clock:u: the kernel's time was not this user's to sample */
+	bool user = s && !strncmp(s->event_name, "task-clock:u", sizeof(s->event_name));
 	char b[32];
 
 	if (!r->fn_sampled)
 		return;
 	fprintf(out, "#   functions counted, not timed (PMCSHIM_FUNCTIONS=sampled): exact calls; "
-		"their time is CPU time from task-clock samples");
-	if (r->nsamples && r->samples[0]->period)
-		fprintf(out, " (one every %s of a thread's CPU)",
-			fmt_num(b, r->samples[0]->period, H_TIME));
+		"their time is %s from %s samples", user ? "user-space CPU time (system calls' "
+		"left out)" : "CPU time", user ? "task-clock:u" : "task-clock");
+	if (s && s->period)
+		fprintf(out, " (one every %s of a thread's CPU)", fmt_num(b, s->period, H_TIME));
 	fprintf(out, ", not wall time, the hooks' own left out; no min or max, no event "
 		"values\n");
 }
