@@ -174,11 +174,10 @@ static int open_all_time(struct perf_event_attr *a)
 	int fd;
 
 	a->exclude_kernel = 0;
-	if ((fd = open_attr(a)) >= 0 || (errno != EACCES && errno != EPERM)) {
-		text_copy(event_name, sizeof(event_name), "task-clock");
+	if ((fd = open_attr(a)) >= 0 || (errno != EACCES && errno != EPERM))
 		return fd;
-	}
 	a->exclude_kernel = 1;
+	text_copy(event_name, sizeof(event_name), "task-clock:u");
 	return open_attr(a);
 }
 
@@ -213,7 +212,7 @@ static int open_event(void)
 			a.config = PERF_COUNT_SW_TASK_CLOCK;
 			a.freq = 0;
 			a.sample_period = 1000000000u / (uint64_t)hz;
-			text_copy(event_name, sizeof(event_name), "task-clock:u");
+			text_copy(event_name, sizeof(event_name), "task-clock");
 			fd = time_only ? open_all_time(&a) : open_attr(&a);
 		}
 	}
