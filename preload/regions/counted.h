@@ -144,7 +144,8 @@ static inline __attribute__((always_inline)) void counted_push(struct counted *c
 
 /* The warm enter of a node not in its first slot: 1 when done, 0 for
  * the slow path. For a function of its own (the hook's tail), so that the
- * way to the first slot saves no register. */
+ * way to the first slot saves as few registers as it can (with its loop
+ * inline, GCC 12 saved three). */
 static inline int counted_enter_near(struct counted *cs, uintptr_t fn, uintptr_t sp)
 {
 	const struct cnode *parent = cs->top->node;

@@ -617,8 +617,9 @@ static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_
  * SAMPLE-th call of each hook with its own cost timed too. */
 
 /* Every enter but a counted warm one, out of the exported hook and
- * called as its tail, so that the warm path, in it, saves no register
- * and makes no frame of its own: ra, sp and fp are the hook's (HOOK_CALL's
+ * called as its tail, so that the warm path, in it, saves at most one
+ * register (GCC 12: one, and the frame pointer): ra, sp and fp are the
+ * hook's (HOOK_CALL's
  * return address, CFA and frame address). A counted thread's warm enter
  * does not look at shim_active: once recording ended its counts go
  * nowhere (the last publish was at the end), and a thread has a counted
