@@ -1,13 +1,13 @@
 /* Function regions counted, not timed: the slow paths, the samples and
  * the calls' publishing (the scheme and the warm paths: counted.h). */
 #include <errno.h>
-#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "counted.h"
 #include "regions_impl.h"
 
+#include "base/self.h"
 #include "entry.h"
 #include "report/mapfile.h"
 #include "stacks/fpwalk.h"
@@ -41,38 +41,16 @@
 #define MAPPED (HUGE + TABLE_BYTES + SLOTS * sizeof(struct cnode_cold) + \
 		MADE_MAX * sizeof(uint32_t) + (STACK_CAP + 1) * sizeof(struct centry))
 
-/* The shim's own code, [lo, hi): a sample there is the hooks' time. */
-static uintptr_t shim_lo, shim_hi;
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	uintptr_t self = (uintptr_t)arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self >= lo &&
-		    self < lo + ph->p_memsz) {
-			__atomic_store_n(&shim_lo, lo, __ATOMIC_RELAXED);
-			__atomic_store_n(&shim_hi, lo + ph->p_memsz, __ATOMIC_RELAXED);
-			return 1;
-		}
-	}
-	return 0;
-}
-
 struct counted *counted_of(struct region_state *rs)
 {
 	struct counted *cs = rs->counted;
+	uintptr_t lo, hi;
 	void *nodes;
 
 	if (cs)
 		return cs;
-	/* (not from the handler: dl_iterate_phdr takes the loader's lock) */
-	if (!__atomic_load_n(&shim_hi, __ATOMIC_RELAXED))
-		dl_iterate_phdr(find_self, (void *)(uintptr_t)counted_of);
+	/* found here, not in the sampler's handler (self.h) */
+	self_range(&lo, &hi);
 	if (!(cs = arena_alloc(&rs->arena, sizeof(*cs))))
 		return NULL;
 	nodes = mmap(NULL, MAPPED, PROT_READ | PROT_WRITE,
@@ -342,8 +320,7 @@ void counted_sample(uintptr_t pc, uint64_t ns)
 		return;
 	if (++cs->samples % PUBLISH_EVERY == 0)
 		counted_publish(cs);
-	if (pc >= __atomic_load_n(&shim_lo, __ATOMIC_RELAXED) &&
-	    pc < __atomic_load_n(&shim_hi, __ATOMIC_RELAXED))
+	if (self_holds(pc))	/* the hooks' own time */
 		return;
 	top = cs->top <= LAST(cs) ? cs->top : LAST(cs);
 	/* each open node once: an entry of a function not recorded holds its

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "fpwalk.h"
 #include "base/index.h"
 #include "base/log.h"
+#include "base/self.h"
 #include "report/mapfile.h"
 #include "report/modules.h"
 #include "tablewalk.h"
@@ -42,29 +42,6 @@ static __thread int last_method;	/* of this thread's last capture */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct index table;		/* of struct rf_stack *, keyed by their pcs */
 static uint32_t count;
-
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-	uintptr_t self = (uintptr_t)data;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-		if (start < lo)
-			lo = start;
-		if (start + ph->p_memsz > hi)
-			hi = start + ph->p_memsz;
-	}
-	if (self < lo || self >= hi)
-		return 0;
-	shim_lo = lo;
-	shim_hi = hi;
-	return 1;
-}
 
 static void warm_up(void *arg)
 {
@@ -125,7 +102,7 @@ static int need_libunwind(void)
 
 int stacks_init(int how, char *why, size_t whylen)
 {
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)&stacks_init);
+	self_range(&shim_lo, &shim_hi);
 	tables = tablewalk_init();
 	method = how;
 	if (method == STACKS_TABLES && !tables) {
