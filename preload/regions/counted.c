@@ -229,22 +229,17 @@ void counted_enter(struct counted *cs, uintptr_t fn, uintptr_t site, uintptr_t s
 	if (sp > cs->top->sp)
 		left_behind(cs, sp);
 	top = cs->top;
-	if (top == LAST(cs)) {		/* (top first: counted.h's push) */
-		cs->top = top + 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		top[1] = (struct centry){ top->node, 0, sp };
+	if (top == LAST(cs)) {		/* the overflow entry (fn 0) */
+		counted_push_entry(cs, top->node, 0, sp);
 		cs->deep = 1;
 		regions_record_error(cs->rs, RF_ERR_TOO_DEEP, id, 0, 1);
 		return;
 	}
 	n = node(cs, top->node, fn, site, id);
-	if (n) {
+	if (n)
 		counted_push(cs, n, fn, sp);
-		return;
-	}
-	cs->top = top + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	top[1] = (struct centry){ top->node, fn, sp };
+	else	/* no room: its calls go under its parent, uncounted */
+		counted_push_entry(cs, top->node, fn, sp);
 }
 
 void counted_exit(struct counted *cs, uintptr_t fn)

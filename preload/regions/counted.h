@@ -125,21 +125,29 @@ static inline int counted_is(const struct cnode *n, const struct cnode *parent, 
 	return n->parent == parent && __atomic_load_n(&n->fn, __ATOMIC_RELAXED) == fn;
 }
 
-/* A call of node n: counted, and its entry pushed. top moves first: an
- * instrumented signal handler that interrupts the push pushes its own
- * entries past it (had the entry been written first, the handler's would
- * be written over it, and taken for it). The sampler leaves alone a
- * sample taken in the shim's code, where the entry may not be written. */
+/* An entry pushed, every way one is. top moves first: an instrumented
+ * signal handler that interrupts the push pushes its own entries past it
+ * (had the entry been written first, the handler's would be written over
+ * it, and taken for it). The sampler leaves alone a sample taken in the
+ * shim's code, where the entry may not be written. */
+static inline __attribute__((always_inline)) void counted_push_entry(struct counted *cs,
+								    struct cnode *node,
+								    uintptr_t fn, uintptr_t sp)
+{
+	struct centry *top = cs->top;
+
+	cs->top = top + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	top[1] = (struct centry){ node, fn, sp };
+}
+
+/* A call of node n: counted, and its entry pushed. */
 static inline __attribute__((always_inline)) void counted_push(struct counted *cs,
 							      struct cnode *n, uintptr_t fn,
 							      uintptr_t sp)
 {
-	struct centry *top = cs->top;
-
 	__atomic_store_n(&n->calls, n->calls + 1, __ATOMIC_RELAXED);
-	cs->top = top + 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	top[1] = (struct centry){ n->as, fn, sp };
+	counted_push_entry(cs, n->as, fn, sp);
 }
 
 /* The warm enter of a node not in its first slot: 1 when done, 0 for
