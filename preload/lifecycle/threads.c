@@ -75,6 +75,14 @@ static void unregister_thread(struct thread_state *t)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+void threads_each(void (*fn)(struct thread_state *t))
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct thread_state *t = registry; t; t = t->next)
+		fn(t);
+	pthread_mutex_unlock(&registry_lock);
+}
+
 /* The process may be ending from a signal handler that interrupted a
  * thread holding the lock: try for a while, never wait forever. */
 static int try_lock_registry(void)
@@ -484,14 +492,6 @@ struct thread_state *threads_setup_lazy(void)
 }
 
 /* --- fork ------------------------------------------------------------------- */
-
-void threads_each(void (*fn)(struct thread_state *t))
-{
-	pthread_mutex_lock(&registry_lock);
-	for (struct thread_state *t = registry; t; t = t->next)
-		fn(t);
-	pthread_mutex_unlock(&registry_lock);
-}
 
 void threads_lock_registry(void)
 {

@@ -163,7 +163,6 @@ static int open_attr(struct perf_event_attr *a)
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-
 /* For the counted functions' times (PMCSHIM_FUNCTIONS=sampled), task-clock
  * with the kernel's time too where this user may count it: a sample that
  * lands in a system call is the calling function's CPU time (with the

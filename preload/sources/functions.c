@@ -611,16 +611,18 @@ static __attribute__((noinline)) void leave_counted(struct counted *cs, uintptr_
 	guard_leave();
 }
 
-/* The hooks. Counted: the thread's counted stack (set only with
- * PMCSHIM_FUNCTIONS=sampled) and the warm paths of counted.h (on Lua 5.4,
- * 40 instructions an enter, 10 an exit, callgrind); else timed, every
- * SAMPLE-th call of each hook with its own cost timed too. */
+/* --- the hooks ----------------------------------------------------------- */
 
-/* Every enter but a counted warm one, out of the exported hook and
- * called as its tail, so that the warm path, in it, saves at most one
+/* Counted: the thread's counted stack (set only with PMCSHIM_FUNCTIONS=
+ * sampled) and the warm paths of counted.h (on Lua 5.4, 40 instructions
+ * an enter, 10 an exit, callgrind); else timed, every SAMPLE-th call of
+ * each hook with its own cost timed too.
+ *
+ * Every enter but a counted warm one goes out of the exported hook, as
+ * its tail call, so that the warm path, in it, saves at most one
  * register (GCC 12: one, and the frame pointer): ra, sp and fp are the
- * hook's (HOOK_CALL's
- * return address, CFA and frame address). A counted thread's warm enter
+ * hook's (HOOK_CALL's return address, CFA and frame address). A counted
+ * thread's warm enter
  * does not look at shim_active: once recording ended its counts go
  * nowhere (the last publish was at the end), and a thread has a counted
  * stack only once recording began. */
